@@ -1,0 +1,291 @@
+//! `paf explain`: why one test is where it is, as a value (JSON) and as text. Built from the
+//! same analysis and report as `paf rank`; nothing is recomputed.
+
+use serde::Serialize;
+
+use crate::dataflow::{CrashVar, Failure, StepKind};
+use crate::pipeline::Analysis;
+use crate::report::{FlowSetReport, Location, Report, Resolver};
+use crate::trace::{Bundle, How, Outcome};
+
+pub const EXPLAIN_SCHEMA: &str = "paf.explain/1";
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Explanation {
+    pub schema: &'static str,
+    pub test: String,
+    /// `ranked`, `unanalyzed` or `passing`.
+    pub status: &'static str,
+    pub exception: Option<String>,
+    /// Why the failure could not be analyzed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(rename = "mut", skip_serializing_if = "Option::is_none")]
+    pub mut_method: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mut_entered_at_event: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crash_statement: Option<Location>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+    pub variables: Vec<VarExplanation>,
+    /// The test's flow-set as `paf rank` reports it, with every covering test listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flow_set: Option<FlowSetReport>,
+    /// The test's position in the individual-test ranking.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_rank: Option<usize>,
+    pub flow_sets_in_total: usize,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct VarExplanation {
+    pub variable: String,
+    /// The failure-inducing dataflow, origin first.
+    pub chain: Vec<StepExplanation>,
+    pub locality: &'static str,
+    /// The locality decision in a sentence.
+    pub why: String,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct StepExplanation {
+    pub def: Option<Location>,
+    #[serde(rename = "use")]
+    pub use_: Location,
+    pub var: String,
+    /// How the definition made its value.
+    pub how: String,
+}
+
+/// Explains test `id`; `Err` if the bundle has no such test.
+pub fn explain(
+    bundle: &Bundle,
+    analysis: &Analysis,
+    report: &Report,
+    id: &str,
+) -> Result<Explanation, String> {
+    let Some(index) = analysis.test_ids.iter().position(|t| t == id) else {
+        let near: Vec<&str> = analysis
+            .test_ids
+            .iter()
+            .filter(|t| t.ends_with(id) || t.contains(id))
+            .take(5)
+            .map(String::as_str)
+            .collect();
+        let hint = if near.is_empty() {
+            String::new()
+        } else {
+            format!("; did you mean {}?", near.join(", "))
+        };
+        return Err(format!("no test {id:?} in the bundle{hint}"));
+    };
+    let r = Resolver { bundle };
+    let mut e = Explanation {
+        schema: EXPLAIN_SCHEMA,
+        test: id.to_string(),
+        status: "passing",
+        exception: None,
+        reason: None,
+        mut_method: None,
+        mut_entered_at_event: None,
+        crash_statement: None,
+        fallback: None,
+        variables: Vec::new(),
+        flow_set: None,
+        test_rank: report.tests.iter().find(|t| t.test == id).map(|t| t.rank),
+        flow_sets_in_total: report.flow_sets.len(),
+    };
+    if analysis.outcomes[index] == Outcome::Pass {
+        return Ok(e);
+    }
+    if let Some(u) = analysis.unanalyzed.iter().find(|u| u.test == index) {
+        e.status = "unanalyzed";
+        e.exception = u.exception.clone();
+        e.reason = Some(u.reason.clone());
+        return Ok(e);
+    }
+    let failure: &Failure = analysis
+        .failures
+        .iter()
+        .find(|f| f.test == index)
+        .expect("a failing test is analyzed or unanalyzed");
+    e.status = "ranked";
+    e.exception = Some(failure.exception.clone());
+    e.mut_method = Some(bundle.symbols.name(failure.mut_method).to_string());
+    e.mut_entered_at_event = Some(failure.mut_enter);
+    e.crash_statement = Some(r.location(failure.crash_stmt));
+    e.fallback = failure.fallback.clone();
+    e.variables = failure
+        .vars
+        .iter()
+        .map(|v| explain_var(&r, failure, v))
+        .collect();
+    e.flow_set = report
+        .flow_sets
+        .iter()
+        .find(|fs| fs.tests.iter().any(|t| t == id))
+        .cloned();
+    Ok(e)
+}
+
+fn explain_var(r: &Resolver<'_>, failure: &Failure, v: &CrashVar) -> VarExplanation {
+    let sym = &r.bundle.symbols;
+    let chain = v
+        .chain
+        .iter()
+        .map(|s| StepExplanation {
+            def: s.def.map(|d| r.location(d)),
+            use_: r.location(s.use_),
+            var: r.var(s.var),
+            how: match s.kind {
+                StepKind::Copy { from, cast } => {
+                    format!(
+                        "copy of {}{}",
+                        r.var(from),
+                        if cast { " (cast)" } else { "" }
+                    )
+                }
+                StepKind::Made { how, callee } => match how {
+                    How::Call => format!(
+                        "returned by uninstrumented {}",
+                        callee.map_or("code", |c| sym.name(c))
+                    ),
+                    How::Const => "constant".to_string(),
+                    How::New => "new object".to_string(),
+                    How::Arith => "computed value".to_string(),
+                    How::Param => "argument from an uninstrumented caller".to_string(),
+                    How::Other => "value the tracer does not follow".to_string(),
+                },
+                StepKind::Default => "default value at allocation (field declaration)".to_string(),
+                StepKind::Untraced => "no definition in the trace".to_string(),
+            },
+        })
+        .collect();
+    let mut_enter = failure.mut_enter;
+    let why = match v.origin_time {
+        None => {
+            "non-local: the value's origin is not in the trace, so it predates the MUT".to_string()
+        }
+        Some(t) => {
+            let when = if t % 2 == 0 {
+                format!("at event {}", t / 2)
+            } else {
+                format!("just before event {}", (t + 1) / 2)
+            };
+            let origin = v.chain.first().and_then(|s| s.def).map(|d| {
+                let l = r.location(d);
+                format!("{}:{}", l.file, l.line)
+            });
+            format!(
+                "{}: the origin {} executed {when}, {} the MUT was entered at event {mut_enter}",
+                if v.local { "local" } else { "non-local" },
+                origin.unwrap_or_default(),
+                if v.local { "after" } else { "before" },
+            )
+        }
+    };
+    VarExplanation {
+        variable: r.var(v.var),
+        chain,
+        locality: if v.local { "local" } else { "non-local" },
+        why,
+    }
+}
+
+/// The explanation as text for a terminal.
+pub fn text(e: &Explanation) -> String {
+    let mut out = String::new();
+    let loc = |l: &Location| format!("{}:{} ({})", l.file, l.line, l.method);
+    match e.status {
+        "passing" => {
+            out.push_str(&format!(
+                "Test {} passed: it is not ranked; its DUAs count as coverage for theta.\n",
+                e.test
+            ));
+            return out;
+        }
+        "unanalyzed" => {
+            out.push_str(&format!(
+                "Test {} failed with {} and was not analyzed: {}.\n",
+                e.test,
+                e.exception.as_deref().unwrap_or("no exception"),
+                e.reason.as_deref().unwrap_or("")
+            ));
+            if let Some(rank) = e.test_rank {
+                out.push_str(&format!(
+                    "It is ranked last, at {rank}, with the other unanalyzed failures.\n"
+                ));
+            }
+            return out;
+        }
+        _ => {}
+    }
+    out.push_str(&format!(
+        "Test {} failed with {}.\n",
+        e.test,
+        e.exception.as_deref().unwrap_or("")
+    ));
+    if let (Some(m), Some(at)) = (&e.mut_method, e.mut_entered_at_event) {
+        out.push_str(&format!(
+            "Method under test: {m} (entered at event {at}).\n"
+        ));
+    }
+    if let Some(c) = &e.crash_statement {
+        out.push_str(&format!("Crash statement: {}.\n", loc(c)));
+    }
+    if let Some(f) = &e.fallback {
+        out.push_str(&format!("Fallback: {f}.\n"));
+    }
+    for v in &e.variables {
+        out.push_str(&format!(
+            "\nCrash variable {} ({}).\n  Failure-inducing dataflow, origin first:\n",
+            v.variable, v.locality
+        ));
+        for s in &v.chain {
+            let def = s.def.as_ref().map_or("(untraced)".to_string(), |d| {
+                format!("{}:{}", d.file, d.line)
+            });
+            out.push_str(&format!(
+                "    ({def}, {}:{}, {})  {}\n",
+                s.use_.file, s.use_.line, s.var, s.how
+            ));
+        }
+        out.push_str(&format!("  Locality: {}.\n", v.why));
+    }
+    if let Some(fs) = &e.flow_set {
+        out.push_str(&format!(
+            "\nFlow-set {} of {}: {}, likelihood {} , {} test(s): {}\n",
+            fs.rank,
+            e.flow_sets_in_total,
+            fs.locality,
+            match (&fs.likelihood, &fs.likelihood_ratio) {
+                (Some(l), Some(r)) => format!("{l:.2} ({r})"),
+                _ => "n/a (empty theta)".to_string(),
+            },
+            fs.tests.len(),
+            fs.tests.join(", ")
+        ));
+        out.push_str("Theta (DUAs reaching the crash statement on the crash variables):\n");
+        for t in &fs.theta {
+            let by = if t.covered_by.is_empty() {
+                "covered by no passing test".to_string()
+            } else {
+                format!("covered by {}", t.covered_by.join(", "))
+            };
+            out.push_str(&format!(
+                "  ({}:{}, {}:{}, {}){}: {by}\n",
+                t.def.file,
+                t.def.line,
+                t.use_.file,
+                t.use_.line,
+                t.var,
+                if t.is_static { " [static]" } else { "" }
+            ));
+        }
+    }
+    if let Some(rank) = e.test_rank {
+        out.push_str(&format!("\nIndividual-test rank: {rank}.\n"));
+    }
+    out
+}

@@ -1,0 +1,322 @@
+//! The report value: the ranking with every id resolved to text. Renderers (table, JSON, CSV)
+//! consume it and compute nothing themselves. Its JSON form is the stable `paf.rank/1` contract.
+
+pub mod render;
+
+use serde::Serialize;
+
+use crate::coverage::DuaTable;
+use crate::dataflow::{Dua, Origin, VarName};
+use crate::pipeline::{Analysis, Ranked};
+use crate::trace::{Bundle, StmtIx};
+
+pub const RANK_SCHEMA: &str = "paf.rank/1";
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Report {
+    pub schema: &'static str,
+    pub subject: Option<String>,
+    pub seed: u64,
+    pub summary: Summary,
+    pub flow_sets: Vec<FlowSetReport>,
+    pub tests: Vec<TestRank>,
+    pub unanalyzed: Vec<UnanalyzedReport>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Summary {
+    pub tests: usize,
+    pub failing: usize,
+    pub passing: usize,
+    pub analyzed: usize,
+    pub unanalyzed: usize,
+    pub flow_sets: usize,
+    pub local_flow_sets: usize,
+    pub events: u64,
+    pub duas: usize,
+}
+
+/// A statement's position.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+    /// `Class.method` (`Class.<field>` for a field declaration).
+    pub method: String,
+}
+
+/// A crash origin: a statement, or `untraced` when no definition is in the trace.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct OriginReport {
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub method: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub untraced: bool,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct VarReport {
+    pub variable: String,
+    pub origin: OriginReport,
+    pub local: bool,
+    pub likelihood: Option<f64>,
+    pub covered: u32,
+    pub theta_size: usize,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Crash {
+    pub exception: String,
+    /// Where the crash variables are used (the crash statement of the flow-set key).
+    pub statement: Location,
+    /// Where the exception surfaced, when that is another statement (a branch-guarded throw).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thrown_at: Option<Location>,
+    /// How the crash variables were chosen: `deref`, `index` or `branch`.
+    pub kind: String,
+    pub variables: Vec<String>,
+    /// The origin of the crash variable whose likelihood counts (the largest).
+    pub origin: OriginReport,
+    /// Every crash variable with its origin and likelihood.
+    pub origins: Vec<VarReport>,
+    /// The method under test of the representative test.
+    #[serde(rename = "mut")]
+    pub mut_method: String,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Position {
+    pub file: String,
+    pub line: u32,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct ThetaEntry {
+    pub def: Position,
+    #[serde(rename = "use")]
+    pub use_: Position,
+    pub var: String,
+    /// Covering passing tests, at most `--max-covering` of them, in bundle order.
+    pub covered_by: Vec<String>,
+    /// How many passing tests cover the DUA in all.
+    pub covered_by_count: u32,
+    #[serde(rename = "static", skip_serializing_if = "std::ops::Not::not")]
+    pub is_static: bool,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowSetReport {
+    pub rank: usize,
+    pub locality: &'static str,
+    pub likelihood: Option<f64>,
+    /// The likelihood as an exact fraction, `covered/theta`.
+    pub likelihood_ratio: Option<String>,
+    pub crash: Crash,
+    pub theta: Vec<ThetaEntry>,
+    pub tests: Vec<String>,
+    pub representative: String,
+    /// How many of the tests are local on their own (a flow-set is local if any is).
+    pub local_tests: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct TestRank {
+    pub rank: usize,
+    pub test: String,
+    pub flow_set_rank: Option<usize>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct UnanalyzedReport {
+    pub test: String,
+    pub exception: Option<String>,
+    pub reason: String,
+}
+
+/// Resolves statement indices and symbols to text.
+pub struct Resolver<'a> {
+    pub bundle: &'a Bundle,
+}
+
+impl Resolver<'_> {
+    pub fn location(&self, ix: StmtIx) -> Location {
+        let s = self.bundle.statements.get(ix);
+        let sym = &self.bundle.symbols;
+        let method = s.method.map_or("<field>", |m| sym.name(m));
+        Location {
+            file: sym.name(s.file).to_string(),
+            line: s.line,
+            method: format!("{}.{}", sym.name(s.class), method),
+        }
+    }
+
+    pub fn position(&self, ix: StmtIx) -> Position {
+        let s = self.bundle.statements.get(ix);
+        Position {
+            file: self.bundle.symbols.name(s.file).to_string(),
+            line: s.line,
+        }
+    }
+
+    pub fn origin(&self, origin: Origin) -> OriginReport {
+        match origin {
+            Origin::Stmt(ix) => {
+                let l = self.location(ix);
+                OriginReport {
+                    file: Some(l.file),
+                    line: Some(l.line),
+                    method: Some(l.method),
+                    untraced: false,
+                }
+            }
+            Origin::Untraced => OriginReport {
+                file: None,
+                line: None,
+                method: None,
+                untraced: true,
+            },
+        }
+    }
+
+    pub fn var(&self, var: VarName) -> String {
+        var.display(&self.bundle.symbols)
+    }
+
+    pub fn theta_entry(&self, dua: &Dua, duas: &DuaTable, test_ids: &[String]) -> ThetaEntry {
+        let cov = duas.get(dua).cloned().unwrap_or_default();
+        ThetaEntry {
+            def: self.position(dua.def),
+            use_: self.position(dua.use_),
+            var: self.var(dua.var),
+            covered_by: cov
+                .tests
+                .iter()
+                .map(|&t| test_ids[t as usize].clone())
+                .collect(),
+            covered_by_count: cov.count,
+            is_static: cov.is_static,
+        }
+    }
+}
+
+/// Builds the report of a ranked analysis.
+pub fn build(bundle: &Bundle, analysis: &Analysis, ranked: &Ranked, seed: u64) -> Report {
+    let r = Resolver { bundle };
+    let ids = &analysis.test_ids;
+    let mut flow_sets = Vec::new();
+    for (pos, &s) in ranked.order.iter().enumerate() {
+        let set = &ranked.sets[s];
+        let score = &ranked.scores[s];
+        let rep = &analysis.failures[set.representative];
+        let origins: Vec<VarReport> = score
+            .vars
+            .iter()
+            .map(|vs| {
+                let cv = rep.vars.iter().find(|v| v.var == vs.var).expect("same key");
+                VarReport {
+                    variable: r.var(vs.var),
+                    origin: r.origin(cv.origin),
+                    local: cv.local,
+                    likelihood: vs.likelihood.map(|l| l.value()),
+                    covered: vs.covered,
+                    theta_size: vs.theta.len(),
+                }
+            })
+            .collect();
+        // The origin shown is that of the variable whose likelihood counts.
+        let counting = score
+            .vars
+            .iter()
+            .position(|v| v.likelihood == score.likelihood)
+            .unwrap_or(0);
+        let crash = Crash {
+            exception: rep.exception.clone(),
+            statement: r.location(set.key.crash_stmt),
+            thrown_at: (rep.thrown_at != set.key.crash_stmt).then(|| r.location(rep.thrown_at)),
+            kind: serde_json::to_value(rep.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            variables: score.vars.iter().map(|v| r.var(v.var)).collect(),
+            origin: origins
+                .get(counting)
+                .map_or_else(|| r.origin(Origin::Untraced), |o| o.origin.clone()),
+            origins,
+            mut_method: bundle.symbols.name(rep.mut_method).to_string(),
+        };
+        let theta = score
+            .vars
+            .iter()
+            .flat_map(|v| v.theta.iter())
+            .map(|d| r.theta_entry(d, &analysis.duas, ids))
+            .collect();
+        let mut tests = vec![ids[rep.test].clone()];
+        tests.extend(
+            set.members
+                .iter()
+                .filter(|&&m| m != set.representative)
+                .map(|&m| ids[analysis.failures[m].test].clone()),
+        );
+        flow_sets.push(FlowSetReport {
+            rank: pos + 1,
+            locality: if set.is_local() { "local" } else { "non-local" },
+            likelihood: score.likelihood.map(|l| l.value()),
+            likelihood_ratio: score.likelihood.map(|l| format!("{}/{}", l.num, l.den)),
+            crash,
+            theta,
+            tests,
+            representative: ids[rep.test].clone(),
+            local_tests: set.local_members,
+            fallback: rep.fallback.clone(),
+        });
+    }
+    let mut tests: Vec<TestRank> = crate::rank::tests_in_order(&ranked.sets, &ranked.order)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (failure, pos))| TestRank {
+            rank: i + 1,
+            test: ids[analysis.failures[failure].test].clone(),
+            flow_set_rank: Some(pos + 1),
+        })
+        .collect();
+    // Unanalyzed failures come last, in bundle order, so every failing test is ranked.
+    let mut unanalyzed_sorted = analysis.unanalyzed.clone();
+    unanalyzed_sorted.sort_by_key(|u| u.test);
+    let start = tests.len();
+    tests.extend(unanalyzed_sorted.iter().enumerate().map(|(i, u)| TestRank {
+        rank: start + i + 1,
+        test: ids[u.test].clone(),
+        flow_set_rank: None,
+    }));
+    let unanalyzed = unanalyzed_sorted
+        .iter()
+        .map(|u| UnanalyzedReport {
+            test: ids[u.test].clone(),
+            exception: u.exception.clone(),
+            reason: u.reason.clone(),
+        })
+        .collect();
+    let failing = analysis.failing();
+    Report {
+        schema: RANK_SCHEMA,
+        subject: bundle.manifest.subject.clone(),
+        seed,
+        summary: Summary {
+            tests: analysis.test_ids.len(),
+            failing,
+            passing: analysis.test_ids.len() - failing,
+            analyzed: analysis.failures.len(),
+            unanalyzed: analysis.unanalyzed.len(),
+            flow_sets: ranked.sets.len(),
+            local_flow_sets: ranked.sets.iter().filter(|s| s.is_local()).count(),
+            events: analysis.events,
+            duas: analysis.duas.len(),
+        },
+        flow_sets,
+        tests,
+        unanalyzed,
+    }
+}

@@ -1,0 +1,249 @@
+//! Renderers of a [`Report`]: a terminal table, JSON and CSV. They only format; every number
+//! they print is already in the report.
+
+use comfy_table::{ContentArrangement, Table, presets};
+
+use super::{FlowSetReport, OriginReport, Report};
+
+/// Which list the table and CSV show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum By {
+    /// One row per flow-set (one alarm each).
+    FlowSet,
+    /// One row per failing test.
+    Test,
+}
+
+/// The `paf.rank/1` JSON document, pretty-printed, with a final newline.
+pub fn json(report: &Report) -> String {
+    let mut out = serde_json::to_string_pretty(report).expect("a report always serializes");
+    out.push('\n');
+    out
+}
+
+fn likelihood(fs: &FlowSetReport) -> String {
+    match (&fs.likelihood, &fs.likelihood_ratio) {
+        (Some(l), Some(r)) => format!("{l:.2} ({r})"),
+        _ => "n/a (empty theta)".to_string(),
+    }
+}
+
+fn origin(o: &OriginReport) -> String {
+    match (&o.file, o.line) {
+        (Some(file), Some(line)) => format!("{file}:{line}"),
+        _ => "untraced".to_string(),
+    }
+}
+
+fn short_exception(e: &str) -> &str {
+    e.rsplit('.').next().unwrap_or(e)
+}
+
+fn new_table(header: &[&str]) -> Table {
+    let mut table = Table::new();
+    // No wrapping to the terminal's width: the same report prints the same bytes everywhere.
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header.to_vec());
+    table
+}
+
+/// A terminal table, followed by the unanalyzed failures and a one-line summary.
+pub fn table(report: &Report, by: By) -> String {
+    let mut out = String::new();
+    let by_rank = |r: usize| &report.flow_sets[r - 1];
+    match by {
+        By::FlowSet => {
+            let mut t = new_table(&[
+                "Rank",
+                "Locality",
+                "Likelihood",
+                "Exception",
+                "Crash at",
+                "Variables",
+                "Origin",
+                "Tests",
+            ]);
+            for fs in &report.flow_sets {
+                let more = fs.tests.len() - 1;
+                t.add_row(vec![
+                    fs.rank.to_string(),
+                    fs.locality.to_string(),
+                    likelihood(fs),
+                    short_exception(&fs.crash.exception).to_string(),
+                    format!("{}:{}", fs.crash.statement.file, fs.crash.statement.line),
+                    fs.crash.variables.join(", "),
+                    origin(&fs.crash.origin),
+                    if more == 0 {
+                        fs.representative.clone()
+                    } else {
+                        format!("{} (+{more})", fs.representative)
+                    },
+                ]);
+            }
+            out.push_str(&t.to_string());
+        }
+        By::Test => {
+            let mut t = new_table(&[
+                "Rank",
+                "Test",
+                "Flow-set",
+                "Locality",
+                "Likelihood",
+                "Exception",
+                "Crash at",
+            ]);
+            for tr in &report.tests {
+                let row = match tr.flow_set_rank {
+                    Some(r) => {
+                        let fs = by_rank(r);
+                        vec![
+                            tr.rank.to_string(),
+                            tr.test.clone(),
+                            r.to_string(),
+                            fs.locality.to_string(),
+                            likelihood(fs),
+                            short_exception(&fs.crash.exception).to_string(),
+                            format!("{}:{}", fs.crash.statement.file, fs.crash.statement.line),
+                        ]
+                    }
+                    None => vec![
+                        tr.rank.to_string(),
+                        tr.test.clone(),
+                        "-".to_string(),
+                        "unanalyzed".to_string(),
+                        "-".to_string(),
+                        String::new(),
+                        String::new(),
+                    ],
+                };
+                t.add_row(row);
+            }
+            out.push_str(&t.to_string());
+        }
+    }
+    out.push('\n');
+    if !report.unanalyzed.is_empty() {
+        out.push_str("\nUnanalyzed failures (ranked last):\n");
+        for u in &report.unanalyzed {
+            out.push_str(&format!("  {}: {}\n", u.test, u.reason));
+        }
+    }
+    let s = &report.summary;
+    out.push_str(&format!(
+        "\n{} flow-sets ({} local) from {} failing tests ({} unanalyzed); {} passing tests, {} events, {} DUAs; seed {}\n",
+        s.flow_sets, s.local_flow_sets, s.failing, s.unanalyzed, s.passing, s.events, s.duas, report.seed
+    ));
+    out
+}
+
+/// CSV with a header row.
+pub fn csv(report: &Report, by: By) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let opt = |v: Option<f64>| v.map(|l| l.to_string()).unwrap_or_default();
+    let origin_cols = |o: &OriginReport| {
+        [
+            o.file.clone().unwrap_or_default(),
+            o.line.map(|l| l.to_string()).unwrap_or_default(),
+            o.method.clone().unwrap_or_default(),
+        ]
+    };
+    // Writing to a Vec cannot fail, and every row has the header's width.
+    let write = |w: &mut csv::Writer<Vec<u8>>, row: Vec<String>| {
+        w.write_record(&row).expect("CSV into memory");
+    };
+    match by {
+        By::FlowSet => {
+            write(
+                &mut w,
+                [
+                    "rank",
+                    "locality",
+                    "likelihood",
+                    "exception",
+                    "crash_file",
+                    "crash_line",
+                    "crash_method",
+                    "variables",
+                    "origin_file",
+                    "origin_line",
+                    "origin_method",
+                    "tests",
+                    "representative",
+                ]
+                .map(String::from)
+                .to_vec(),
+            );
+            for fs in &report.flow_sets {
+                let [of, ol, om] = origin_cols(&fs.crash.origin);
+                write(
+                    &mut w,
+                    vec![
+                        fs.rank.to_string(),
+                        fs.locality.to_string(),
+                        opt(fs.likelihood),
+                        fs.crash.exception.clone(),
+                        fs.crash.statement.file.clone(),
+                        fs.crash.statement.line.to_string(),
+                        fs.crash.statement.method.clone(),
+                        fs.crash.variables.join(" "),
+                        of,
+                        ol,
+                        om,
+                        fs.tests.join(" "),
+                        fs.representative.clone(),
+                    ],
+                );
+            }
+        }
+        By::Test => {
+            write(
+                &mut w,
+                [
+                    "rank",
+                    "test",
+                    "flow_set_rank",
+                    "locality",
+                    "likelihood",
+                    "reason",
+                ]
+                .map(String::from)
+                .to_vec(),
+            );
+            for tr in &report.tests {
+                let row = match tr.flow_set_rank {
+                    Some(r) => {
+                        let fs = &report.flow_sets[r - 1];
+                        vec![
+                            tr.rank.to_string(),
+                            tr.test.clone(),
+                            r.to_string(),
+                            fs.locality.to_string(),
+                            opt(fs.likelihood),
+                            String::new(),
+                        ]
+                    }
+                    None => {
+                        let reason = report
+                            .unanalyzed
+                            .iter()
+                            .find(|u| u.test == tr.test)
+                            .map(|u| u.reason.clone())
+                            .unwrap_or_default();
+                        vec![
+                            tr.rank.to_string(),
+                            tr.test.clone(),
+                            String::new(),
+                            "unanalyzed".to_string(),
+                            String::new(),
+                            reason,
+                        ]
+                    }
+                };
+                write(&mut w, row);
+            }
+        }
+    }
+    String::from_utf8(w.into_inner().expect("CSV into memory")).expect("CSV of UTF-8 strings")
+}

@@ -1,0 +1,84 @@
+//! Numbered, UTF-8-checked lines of a (possibly gzip-compressed) JSON Lines file.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use super::problem::Problem;
+
+/// Reads a JSON Lines file line by line, holding one line in memory at a time.
+pub struct Lines {
+    path: PathBuf,
+    reader: Box<dyn BufRead>,
+    buf: Vec<u8>,
+    line: u64,
+}
+
+/// One non-blank line, with its 1-based number.
+pub struct Line<'a> {
+    pub number: u64,
+    pub text: &'a str,
+}
+
+impl Lines {
+    /// Opens `path`; a `.gz` file is decompressed on the fly.
+    pub fn open(path: &Path) -> Result<Lines, Problem> {
+        let file =
+            File::open(path).map_err(|e| Problem::in_file(path, format!("cannot open: {e}")))?;
+        let gz = path.extension().is_some_and(|ext| ext == "gz");
+        let inner: Box<dyn Read> = if gz {
+            Box::new(flate2::read::MultiGzDecoder::new(file))
+        } else {
+            Box::new(file)
+        };
+        Ok(Lines {
+            path: path.to_path_buf(),
+            reader: Box::new(BufReader::with_capacity(1 << 16, inner)),
+            buf: Vec::with_capacity(256),
+            line: 0,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The next non-blank line, `Ok(None)` at the end of the file.
+    ///
+    /// A line that is not UTF-8 is a problem for that line only; reading can go on.
+    pub fn next_line(&mut self) -> Result<Option<Line<'_>>, Problem> {
+        loop {
+            self.buf.clear();
+            let read = self
+                .reader
+                .read_until(b'\n', &mut self.buf)
+                .map_err(|e| self.io_problem(&e))?;
+            if read == 0 {
+                return Ok(None);
+            }
+            self.line += 1;
+            while matches!(self.buf.last(), Some(b'\n' | b'\r')) {
+                self.buf.pop();
+            }
+            if self.buf.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            return match std::str::from_utf8(&self.buf) {
+                Ok(text) => Ok(Some(Line {
+                    number: self.line,
+                    text,
+                })),
+                Err(e) => Err(Problem {
+                    file: self.path.clone(),
+                    line: Some(self.line),
+                    column: Some(e.valid_up_to() as u64 + 1),
+                    message: "not UTF-8: expected a UTF-8 encoded JSON object".to_string(),
+                }),
+            };
+        }
+    }
+
+    fn io_problem(&self, e: &io::Error) -> Problem {
+        Problem::at(&self.path, self.line + 1, format!("cannot read: {e}"))
+    }
+}

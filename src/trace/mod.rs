@@ -1,0 +1,271 @@
+//! Reading trace bundles (format v1): the only module that touches the file system for input.
+//!
+//! [`Bundle::open`] reads the manifest, the statement table and the static DUAs eagerly (they
+//! are small and every phase needs them); [`Bundle::tests`] then streams the tests one at a
+//! time, checking each record as it goes, so a suite is never held in memory at once.
+
+pub mod lines;
+pub mod model;
+pub mod problem;
+mod raw;
+mod tests;
+
+use std::path::{Path, PathBuf};
+
+use lines::Lines;
+pub use model::*;
+pub use problem::Problem;
+pub use tests::TestReader;
+
+/// The format version this reader understands.
+pub const FORMAT_VERSION: u64 = 1;
+
+/// Descriptive fields of `manifest.json`.
+#[derive(Clone, Debug, Default)]
+pub struct Manifest {
+    pub producer: Option<String>,
+    pub subject: Option<String>,
+}
+
+/// A statically computed def-use association from `static-duas.jsonl`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StaticDua {
+    pub def: StmtIx,
+    pub use_: StmtIx,
+    /// The variable name as written (see the format doc's "Variable names").
+    pub var: Sym,
+}
+
+/// An opened bundle: its small tables in memory, its tests still on disk.
+#[derive(Debug)]
+pub struct Bundle {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    pub statements: StatementTable,
+    pub static_duas: Vec<StaticDua>,
+    pub symbols: Symbols,
+    tests_path: PathBuf,
+}
+
+impl Bundle {
+    /// Opens the bundle at `path` (its directory, or its `manifest.json`) and reads the
+    /// manifest, statement table and static DUAs. Every problem found is returned.
+    pub fn open(path: &Path) -> Result<Bundle, Vec<Problem>> {
+        let dir = if path.file_name().is_some_and(|n| n == "manifest.json") {
+            path.parent().unwrap_or(Path::new(".")).to_path_buf()
+        } else {
+            path.to_path_buf()
+        };
+        if !dir.is_dir() {
+            let what = if dir.exists() {
+                "not a directory: expected a bundle directory holding manifest.json"
+            } else {
+                "no such bundle directory"
+            };
+            return Err(vec![Problem::in_file(&dir, what)]);
+        }
+        let mut problems = Vec::new();
+        let manifest = read_manifest(&dir.join("manifest.json")).unwrap_or_else(|p| {
+            problems.push(p);
+            Manifest::default()
+        });
+        let mut symbols = Symbols::default();
+        let mut statements = StatementTable::default();
+        match find_jsonl(&dir, "statements", true) {
+            Ok(Some(path)) => {
+                read_statements(&path, &mut symbols, &mut statements, &mut problems);
+            }
+            Ok(None) => {}
+            Err(p) => problems.push(p),
+        }
+        let mut static_duas = Vec::new();
+        match find_jsonl(&dir, "static-duas", false) {
+            Ok(Some(path)) => read_static_duas(
+                &path,
+                &mut symbols,
+                &statements,
+                &mut static_duas,
+                &mut problems,
+            ),
+            Ok(None) => {}
+            Err(p) => problems.push(p),
+        }
+        let tests_path = match find_jsonl(&dir, "tests", true) {
+            Ok(path) => path.unwrap_or_default(),
+            Err(p) => {
+                problems.push(p);
+                PathBuf::new()
+            }
+        };
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        Ok(Bundle {
+            dir,
+            manifest,
+            statements,
+            static_duas,
+            symbols,
+            tests_path,
+        })
+    }
+
+    /// Streams the bundle's tests in file order.
+    pub fn tests(&mut self) -> Result<TestReader<'_>, Problem> {
+        let lines = Lines::open(&self.tests_path)?;
+        Ok(TestReader::new(lines, &mut self.symbols, &self.statements))
+    }
+
+    /// The path of the tests file, for messages.
+    pub fn tests_path(&self) -> &Path {
+        &self.tests_path
+    }
+}
+
+/// Finds `NAME.jsonl` or `NAME.jsonl.gz` in `dir`; both at once is ambiguous.
+fn find_jsonl(dir: &Path, name: &str, required: bool) -> Result<Option<PathBuf>, Problem> {
+    let plain = dir.join(format!("{name}.jsonl"));
+    let gz = dir.join(format!("{name}.jsonl.gz"));
+    match (plain.is_file(), gz.is_file()) {
+        (true, true) => Err(Problem::in_file(
+            dir,
+            format!("both {name}.jsonl and {name}.jsonl.gz exist: expected one of them"),
+        )),
+        (true, false) => Ok(Some(plain)),
+        (false, true) => Ok(Some(gz)),
+        (false, false) if required => Err(Problem::in_file(
+            &plain,
+            format!("missing: a bundle must hold {name}.jsonl (or {name}.jsonl.gz)"),
+        )),
+        (false, false) => Ok(None),
+    }
+}
+
+fn read_manifest(path: &Path) -> Result<Manifest, Problem> {
+    let bytes = std::fs::read(path).map_err(|e| {
+        Problem::in_file(
+            path,
+            format!("cannot read ({e}): a bundle must hold manifest.json"),
+        )
+    })?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| Problem::in_file(path, "not UTF-8: expected a UTF-8 JSON object"))?;
+    let raw: raw::Manifest = serde_json::from_str(text).map_err(|e| Problem {
+        file: path.to_path_buf(),
+        line: Some(e.line() as u64),
+        column: Some(e.column() as u64),
+        message: format!(
+            "expected {{\"format\": \"paf-trace\", \"version\": 1, ...}}: {}",
+            e.to_string()
+                .rsplit_once(" at line ")
+                .map_or("", |(h, _)| h)
+        ),
+    })?;
+    if raw.format != "paf-trace" {
+        return Err(Problem::in_file(
+            path,
+            format!("format is {:?}: expected \"paf-trace\"", raw.format),
+        ));
+    }
+    if raw.version != FORMAT_VERSION {
+        return Err(Problem::in_file(
+            path,
+            format!(
+                "format version {} is not supported: expected {FORMAT_VERSION}",
+                raw.version
+            ),
+        ));
+    }
+    Ok(Manifest {
+        producer: raw.producer,
+        subject: raw.subject,
+    })
+}
+
+/// Calls `each` for every parsed line of a small JSON Lines file, collecting problems.
+fn for_each_record<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    problems: &mut Vec<Problem>,
+    mut each: impl FnMut(u64, T, &mut Vec<Problem>),
+) {
+    let mut lines = match Lines::open(path) {
+        Ok(lines) => lines,
+        Err(p) => {
+            problems.push(p);
+            return;
+        }
+    };
+    loop {
+        match lines.next_line() {
+            Ok(Some(line)) => match serde_json::from_str::<T>(line.text) {
+                Ok(record) => each(line.number, record, problems),
+                Err(e) => problems.push(Problem::json(path, line.number, &e)),
+            },
+            Ok(None) => break,
+            Err(p) => {
+                let fatal = p.line.is_none();
+                problems.push(p);
+                if fatal {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+fn read_statements(
+    path: &Path,
+    symbols: &mut Symbols,
+    table: &mut StatementTable,
+    problems: &mut Vec<Problem>,
+) {
+    for_each_record::<raw::Statement>(path, problems, |line, s, problems| {
+        let stmt = Statement {
+            id: s.id,
+            class: symbols.intern(&s.class),
+            method: s.method.as_deref().map(|m| symbols.intern(m)),
+            file: symbols.intern(&s.file),
+            line: s.line,
+            bci: s.bci,
+        };
+        if !table.insert(stmt) {
+            problems.push(Problem::at(
+                path,
+                line,
+                format!(
+                    "statement id {} is already defined: expected unique ids",
+                    s.id
+                ),
+            ));
+        }
+    });
+}
+
+fn read_static_duas(
+    path: &Path,
+    symbols: &mut Symbols,
+    table: &StatementTable,
+    out: &mut Vec<StaticDua>,
+    problems: &mut Vec<Problem>,
+) {
+    for_each_record::<raw::StaticDua>(path, problems, |line, d, problems| {
+        let def = table.resolve(d.def);
+        let use_ = table.resolve(d.use_);
+        for (id, found) in [(d.def, def), (d.use_, use_)] {
+            if found.is_none() {
+                problems.push(Problem::at(
+                    path,
+                    line,
+                    format!("unknown statement id {id}: expected an id from statements.jsonl"),
+                ));
+            }
+        }
+        if let (Some(def), Some(use_)) = (def, use_) {
+            out.push(StaticDua {
+                def,
+                use_,
+                var: symbols.intern(&d.var),
+            });
+        }
+    });
+}

@@ -1,0 +1,520 @@
+//! Streaming reader of `tests.jsonl`: turns records into checked [`TestTrace`]s, one test at a time.
+//!
+//! Every structural rule of the format doc is checked here (pairing of `begin`/`end`, known
+//! statements, frames entered before use, event counts). A test with problems is returned as
+//! `Err` with all of them, and reading resumes at the next test, so `paf validate` can list
+//! every problem in a bundle.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use super::lines::Lines;
+use super::model::{
+    Event, FrameId, How, Outcome, Role, Source, StatementTable, StmtIx, Symbols, TestTrace, Var,
+};
+use super::problem::Problem;
+use super::raw::{self, Kind, Record};
+
+/// Iterator over the tests of a bundle, in file order.
+pub struct TestReader<'b> {
+    lines: Lines,
+    state: State<'b>,
+}
+
+/// Everything but the line buffer, so a line can be borrowed while the state changes.
+struct State<'b> {
+    path: PathBuf,
+    symbols: &'b mut Symbols,
+    statements: &'b StatementTable,
+    seen: HashSet<String>,
+    next_index: usize,
+    /// A `begin` line read while looking for the previous test's `end`, to start the next test.
+    pending_begin: Option<(u64, String)>,
+    /// How many tests were found at all, so an empty bundle is an error.
+    found: usize,
+    done: bool,
+}
+
+/// A test being assembled from its records.
+struct Open {
+    id: String,
+    line: u64,
+    events: Vec<Event>,
+    event_lines: Vec<u64>,
+    /// Frame id -> still active?
+    frames: HashMap<FrameId, bool>,
+    problems: Vec<Problem>,
+    /// Lines of this test that could not be parsed (their events are missing).
+    bad_lines: usize,
+}
+
+impl<'b> TestReader<'b> {
+    pub(super) fn new(
+        lines: Lines,
+        symbols: &'b mut Symbols,
+        statements: &'b StatementTable,
+    ) -> Self {
+        TestReader {
+            state: State {
+                path: lines.path().to_path_buf(),
+                symbols,
+                statements,
+                seen: HashSet::new(),
+                next_index: 0,
+                pending_begin: None,
+                found: 0,
+                done: false,
+            },
+            lines,
+        }
+    }
+
+    /// The statement table the events refer to.
+    pub fn statements(&self) -> &StatementTable {
+        self.state.statements
+    }
+
+    /// The symbols interned so far (valid between calls to `next`).
+    pub fn symbols(&self) -> &Symbols {
+        self.state.symbols
+    }
+
+    /// Reads up to and including the next test. `None` at the end of the file.
+    fn read_test(&mut self) -> Option<Result<TestTrace, Vec<Problem>>> {
+        let st = &mut self.state;
+        let mut stray = Vec::new();
+        let mut open = match st.pending_begin.take() {
+            Some((line, id)) => Some(st.start(line, id)),
+            None => None,
+        };
+        loop {
+            let next = self.lines.next_line();
+            let line = match next {
+                Ok(Some(line)) => line,
+                Ok(None) => {
+                    st.done = true;
+                    return match open {
+                        Some(mut t) => {
+                            t.problems.push(Problem::at(
+                                &st.path,
+                                t.line,
+                                format!(
+                                    "test {:?} has no end record: expected an end record before the end of the file \
+                                     (a tracer that lost the test writes one with \"truncated\": true)",
+                                    t.id
+                                ),
+                            ));
+                            Some(Err(t.problems))
+                        }
+                        None if !stray.is_empty() => Some(Err(stray)),
+                        None if st.found == 0 => Some(Err(vec![Problem::in_file(
+                            &st.path,
+                            "no tests: expected at least one begin record (is the bundle empty?)",
+                        )])),
+                        None => None,
+                    };
+                }
+                Err(p) => {
+                    let fatal = p.line.is_none();
+                    match open.as_mut() {
+                        Some(t) => {
+                            t.problems.push(p);
+                            t.bad_lines += 1;
+                        }
+                        None => stray.push(p),
+                    }
+                    if fatal {
+                        st.done = true;
+                        return Some(Err(open.map_or(stray, |t| t.problems)));
+                    }
+                    continue;
+                }
+            };
+            let number = line.number;
+            let record: Record<'_> = match serde_json::from_str(line.text) {
+                Ok(r) => r,
+                Err(e) => {
+                    let p = Problem::json(&st.path, number, &e);
+                    match open.as_mut() {
+                        Some(t) => {
+                            t.problems.push(p);
+                            t.bad_lines += 1;
+                        }
+                        None => stray.push(p),
+                    }
+                    continue;
+                }
+            };
+            match (record.k, open.as_mut()) {
+                (Kind::Begin, None) => {
+                    let Some(id) = record.test.as_deref() else {
+                        stray.push(
+                            st.problem(number, "begin record lacks \"test\": expected the test id"),
+                        );
+                        continue;
+                    };
+                    if !stray.is_empty() {
+                        // Report problems between tests before starting the next one.
+                        st.pending_begin = Some((number, id.to_string()));
+                        return Some(Err(stray));
+                    }
+                    open = Some(st.start(number, id.to_string()));
+                }
+                (Kind::Begin, Some(t)) => {
+                    t.problems.push(st.problem(
+                        t.line,
+                        format!(
+                            "test {:?} has no end record: expected an end record before the next begin (line {number})",
+                            t.id
+                        ),
+                    ));
+                    let id = record.test.as_deref().unwrap_or_default().to_string();
+                    st.pending_begin = Some((number, id));
+                    return Some(Err(open.take().map(|t| t.problems).unwrap_or_default()));
+                }
+                (Kind::End, Some(_)) => {
+                    let t = open.take().expect("matched Some");
+                    return Some(st.finish(t, number, &record));
+                }
+                (_, None) => {
+                    stray.push(
+                        st.problem(
+                            number,
+                            format!(
+                                "{:?} record outside a test: expected a begin record first",
+                                record.k
+                            )
+                            .to_lowercase(),
+                        ),
+                    );
+                }
+                (_, Some(t)) => match convert(&record, st.symbols, st.statements, &mut t.frames) {
+                    Ok(event) => {
+                        t.events.push(event);
+                        t.event_lines.push(number);
+                    }
+                    Err(message) => {
+                        t.problems.push(Problem::at(&st.path, number, message));
+                        t.bad_lines += 1;
+                    }
+                },
+            }
+        }
+    }
+}
+
+impl State<'_> {
+    fn start(&mut self, line: u64, id: String) -> Open {
+        self.found += 1;
+        let mut problems = Vec::new();
+        if !self.seen.insert(id.clone()) {
+            problems.push(self.problem(
+                line,
+                format!("duplicate test id {id:?}: expected every test id to be unique"),
+            ));
+        }
+        Open {
+            id,
+            line,
+            events: Vec::new(),
+            event_lines: Vec::new(),
+            frames: HashMap::new(),
+            problems,
+            bad_lines: 0,
+        }
+    }
+
+    fn finish(
+        &mut self,
+        mut t: Open,
+        line: u64,
+        end: &Record<'_>,
+    ) -> Result<TestTrace, Vec<Problem>> {
+        let path = self.path.clone();
+        let mut problem = |m: String| t.problems.push(Problem::at(&path, line, m));
+        match end.test.as_deref() {
+            Some(id) if id == t.id => {}
+            Some(id) => problem(format!(
+                "end record names test {id:?}: expected {:?}, the test begun on line {}",
+                t.id, t.line
+            )),
+            None => problem(format!("end record lacks \"test\": expected {:?}", t.id)),
+        }
+        let outcome = end.outcome.unwrap_or_else(|| {
+            problem("end record lacks \"outcome\": expected \"pass\" or \"fail\"".into());
+            Outcome::Fail
+        });
+        if outcome == Outcome::Fail && end.exception.is_none() {
+            problem(
+                "failing test lacks \"exception\": expected {\"type\", \"message\", \"frames\"}"
+                    .into(),
+            );
+        }
+        let written = t.events.len() + t.bad_lines;
+        match end.events {
+            Some(n) if n != written as u64 => problem(format!(
+                "end record says {n} events but {written} were read: the test's trace is incomplete"
+            )),
+            None if written == 0 => problem(format!(
+                "test {:?} has no events: expected at least one event, or \"events\": 0 in the end \
+                 record if the test reached no instrumented code",
+                t.id
+            )),
+            _ => {}
+        }
+        let index = self.next_index;
+        self.next_index += 1;
+        if !t.problems.is_empty() {
+            return Err(t.problems);
+        }
+        Ok(TestTrace {
+            index,
+            id: t.id,
+            line: t.line,
+            outcome,
+            exception: end.exception.clone(),
+            truncated: end.truncated.unwrap_or(false),
+            events: t.events,
+            event_lines: t.event_lines,
+        })
+    }
+
+    fn problem(&self, line: u64, message: impl Into<String>) -> Problem {
+        Problem::at(&self.path, line, message)
+    }
+}
+
+impl Iterator for TestReader<'_> {
+    type Item = Result<TestTrace, Vec<Problem>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.state.done && self.state.pending_begin.is_none() {
+            return None;
+        }
+        self.read_test()
+    }
+}
+
+/// Turns one event record into an [`Event`], checking references against the frames seen so far.
+fn convert(
+    r: &Record<'_>,
+    symbols: &mut Symbols,
+    statements: &StatementTable,
+    frames: &mut HashMap<FrameId, bool>,
+) -> Result<Event, String> {
+    let kind = format!("{:?}", r.k).to_lowercase();
+    let need = |v: Option<u64>, field: &str, what: &str| {
+        v.ok_or_else(|| format!("{kind} record lacks \"{field}\": expected {what}"))
+    };
+    let stmt_of = |id: u64| {
+        statements.resolve(id).ok_or_else(|| {
+            format!("unknown statement id {id}: expected an id from statements.jsonl")
+        })
+    };
+    let active = |frames: &HashMap<FrameId, bool>, frame: FrameId| match frames.get(&frame) {
+        Some(true) => Ok(()),
+        Some(false) => Err(format!(
+            "frame {frame} has already exited: expected an event of an active frame"
+        )),
+        None => Err(format!(
+            "frame {frame} was never entered: expected an enter record for it first"
+        )),
+    };
+    match r.k {
+        Kind::Enter => {
+            let frame = need(r.frame, "frame", "a new frame id")?;
+            let method = r.method.as_deref().ok_or_else(|| {
+                "enter record lacks \"method\": expected Class.method".to_string()
+            })?;
+            if frames.contains_key(&frame) {
+                return Err(format!(
+                    "frame {frame} is entered a second time: expected a new frame id"
+                ));
+            }
+            if let Some(caller) = r.caller {
+                active(frames, caller).map_err(|e| format!("caller: {e}"))?;
+            }
+            frames.insert(frame, true);
+            Ok(Event::Enter {
+                frame,
+                method: symbols.intern(method),
+                caller: r.caller,
+                this: r.this,
+            })
+        }
+        Kind::Exit => {
+            let frame = need(r.frame, "frame", "the frame id that exits")?;
+            active(frames, frame)?;
+            frames.insert(frame, false);
+            Ok(Event::Exit {
+                frame,
+                threw: r.throw.as_deref().map(|t| symbols.intern(t)),
+            })
+        }
+        Kind::Def => {
+            let frame = need(r.frame, "frame", "the executing frame id")?;
+            active(frames, frame)?;
+            let stmt = stmt_of(need(r.stmt, "stmt", "a statement id")?)?;
+            let var = r.var.as_ref().ok_or_else(|| {
+                "def record lacks \"var\": expected the variable defined".to_string()
+            })?;
+            let var = convert_var(var, frame, symbols, frames).map_err(|e| format!("var: {e}"))?;
+            let source = match (&r.from, r.how) {
+                (Some(from), None) => Source::Copy {
+                    from: convert_var(from, frame, symbols, frames)
+                        .map_err(|e| format!("from: {e}"))?,
+                    cast: r.cast.unwrap_or(false),
+                },
+                (Some(_), Some(how)) => {
+                    return Err(format!(
+                        "def record has both \"from\" and \"how\" ({}): expected \"from\" for a copy \
+                         or \"how\" for a non-copy, not both",
+                        how.as_str()
+                    ));
+                }
+                (None, how) => Source::Made {
+                    how: how.unwrap_or(How::Other),
+                    callee: r.callee.as_deref().map(|c| symbols.intern(c)),
+                },
+            };
+            Ok(Event::Def {
+                frame,
+                stmt,
+                var,
+                source,
+            })
+        }
+        Kind::Use => {
+            let frame = need(r.frame, "frame", "the executing frame id")?;
+            active(frames, frame)?;
+            let stmt = stmt_of(need(r.stmt, "stmt", "a statement id")?)?;
+            let var = r.var.as_ref().ok_or_else(|| {
+                "use record lacks \"var\": expected the variable used".to_string()
+            })?;
+            Ok(Event::Use {
+                frame,
+                stmt,
+                var: convert_var(var, frame, symbols, frames).map_err(|e| format!("var: {e}"))?,
+                role: r.role.unwrap_or(Role::Value),
+                null: r.null.unwrap_or(false),
+            })
+        }
+        Kind::Branch => {
+            let frame = need(r.frame, "frame", "the executing frame id")?;
+            active(frames, frame)?;
+            let stmt = stmt_of(need(r.stmt, "stmt", "a statement id")?)?;
+            let uses = r
+                .uses
+                .as_deref()
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    convert_var(v, frame, symbols, frames).map_err(|e| format!("uses[{i}]: {e}"))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Event::Branch { frame, stmt, uses })
+        }
+        Kind::Alloc => {
+            let obj = need(r.obj, "obj", "the new object's id")?;
+            if let Some(frame) = r.frame {
+                active(frames, frame)?;
+            }
+            let stmt = r.stmt.map(stmt_of).transpose()?;
+            if r.length.is_some() && stmt.is_none() {
+                return Err(
+                    "alloc record of an array lacks \"stmt\": expected the allocating statement"
+                        .to_string(),
+                );
+            }
+            let fields = r
+                .fields
+                .as_deref()
+                .unwrap_or_default()
+                .iter()
+                .map(|f| Ok((symbols.intern(&f.field), stmt_of(f.stmt)?)))
+                .collect::<Result<Vec<(_, StmtIx)>, String>>()?;
+            Ok(Event::Alloc {
+                obj,
+                frame: r.frame,
+                stmt,
+                fields,
+                length: r.length,
+            })
+        }
+        Kind::Begin | Kind::End => unreachable!("begin and end are handled by the reader"),
+    }
+}
+
+/// Resolves a variable reference; a local without `frame` belongs to the event's frame.
+fn convert_var(
+    v: &raw::Var<'_>,
+    frame: FrameId,
+    symbols: &mut Symbols,
+    frames: &HashMap<FrameId, bool>,
+) -> Result<Var, String> {
+    let kinds = [
+        v.local.is_some(),
+        v.field.is_some(),
+        v.static_.is_some(),
+        v.elem.is_some(),
+        v.ret.is_some(),
+    ];
+    if kinds.iter().filter(|&&k| k).count() != 1 {
+        return Err(
+            "expected exactly one of \"local\", \"field\", \"static\", \"elem\", \"ret\""
+                .to_string(),
+        );
+    }
+    if let Some(name) = &v.local {
+        let frame = v.frame.unwrap_or(frame);
+        match frames.get(&frame) {
+            Some(true) => {}
+            Some(false) => {
+                return Err(format!(
+                    "local {name:?} of frame {frame}, which has already exited: expected an active frame"
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "local {name:?} of frame {frame}, which was never entered: expected an active frame"
+                ));
+            }
+        }
+        return Ok(Var::Local {
+            frame,
+            name: symbols.intern(name),
+        });
+    }
+    if let Some(name) = &v.field {
+        let obj = v
+            .obj
+            .ok_or_else(|| format!("field {name:?} lacks \"obj\": expected the object id"))?;
+        return Ok(Var::Field {
+            obj,
+            name: symbols.intern(name),
+        });
+    }
+    if let Some(name) = &v.static_ {
+        return Ok(Var::Static {
+            name: symbols.intern(name),
+        });
+    }
+    if let Some(array) = v.elem {
+        let index = v.index.ok_or_else(|| {
+            "array element lacks \"index\": expected the element index".to_string()
+        })?;
+        return Ok(Var::Elem {
+            array,
+            index,
+            name: v.name.as_deref().map(|n| symbols.intern(n)),
+        });
+    }
+    let frame = v.ret.expect("one kind is present");
+    if !frames.contains_key(&frame) {
+        return Err(format!(
+            "return value of frame {frame}, which was never entered: expected an entered frame"
+        ));
+    }
+    Ok(Var::Ret { frame })
+}

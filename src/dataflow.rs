@@ -565,18 +565,39 @@ pub fn analyze_failure(
              the test body or an uninstrumented library threw it"
         ));
     };
-    let Some(crash_event) = test
+    // The crash event: the last event at the crash statement. A `throw new X()` line often has
+    // none (the exception's constructor is not instrumented); then the crash frame is the
+    // latest frame of the top stack frame's method, and the crash event its last event.
+    let crash_event = match test
         .events
         .iter()
         .rposition(|e| e.stmt().is_some_and(|s| site.contains(&s)))
-    else {
-        return Err(format!(
-            "no event was recorded at the crash statement {}.{} ({}:{})",
-            frame_info.class,
-            frame_info.method,
-            frame_info.file.as_deref().unwrap_or("?"),
-            frame_info.line
-        ));
+    {
+        Some(i) => i,
+        None => {
+            let method = symbols.lookup(&format!("{}.{}", frame_info.class, frame_info.method));
+            let frame = replay
+                .frames
+                .iter()
+                .filter(|(_, f)| Some(f.method) == method)
+                .max_by_key(|(_, f)| f.enter)
+                .map(|(id, _)| *id);
+            frame
+                .and_then(|fr| {
+                    test.events
+                        .iter()
+                        .rposition(|e| e.frame() == Some(fr) && e.stmt().is_some())
+                })
+                .ok_or_else(|| {
+                    format!(
+                        "no event was recorded at the crash statement {}.{} ({}:{})",
+                        frame_info.class,
+                        frame_info.method,
+                        frame_info.file.as_deref().unwrap_or("?"),
+                        frame_info.line
+                    )
+                })?
+        }
     };
     let crash_frame = test.events[crash_event].frame();
     let thrown_at = test.events[crash_event]

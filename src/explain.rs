@@ -255,7 +255,7 @@ pub fn text(e: &Explanation) -> String {
     }
     if let Some(fs) = &e.flow_set {
         out.push_str(&format!(
-            "\nFlow-set {} of {}: {}, likelihood {} , {} test(s): {}\n",
+            "\nFlow-set {} of {}: {}, likelihood {}, {} test(s): {}\n",
             fs.rank,
             e.flow_sets_in_total,
             fs.locality,

@@ -35,8 +35,7 @@ pub struct FlowSet {
     /// The member shown first: the one with the fewest events (the smallest reproduction),
     /// ties broken by bundle order.
     pub representative: usize,
-    /// How many members are local: a failure is local when every crash variable's origin
-    /// executed after its MUT was entered.
+    /// How many members are local (see [`failure_is_local`]).
     pub local_members: usize,
 }
 
@@ -48,10 +47,11 @@ impl FlowSet {
     }
 }
 
-/// Whether one failure is local: every crash variable's origin is (a precondition violation on
-/// any of them would make it a false alarm).
+/// Whether one failure is local: some crash variable's origin executed after the MUT was
+/// entered. PAF analyzes each crash variable as its own dataflow (section 3.1), so a failure
+/// with one local flow ranks with the local flow-sets.
 pub fn failure_is_local(failure: &Failure) -> bool {
-    failure.vars.iter().all(|v| v.local)
+    failure.vars.iter().any(|v| v.local)
 }
 
 /// Groups failures into flow-sets, ordered by their first member in bundle order.

@@ -1,0 +1,103 @@
+//! Golden tests: whole outputs of `paf` on every shipped bundle, compared byte for byte with
+//! `testdata/golden/`. Run with `UPDATE_GOLDEN=1` to rewrite them, then review the diff.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pretty_assertions::assert_eq;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `paf` from the repository root, so paths in messages are relative and stable.
+fn paf(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_paf"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run paf");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).expect("UTF-8 stdout"),
+        String::from_utf8(out.stderr).expect("UTF-8 stderr"),
+    )
+}
+
+/// Compares `actual` with the golden file, or rewrites it under `UPDATE_GOLDEN=1`.
+fn check(golden: &Path, actual: &str) {
+    let path = root().join(golden);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with UPDATE_GOLDEN=1 to create it)",
+            golden.display()
+        )
+    });
+    assert_eq!(expected, actual, "golden file {}", golden.display());
+}
+
+fn bundles() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join("traces"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("manifest.json").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_shipped_bundle_matches_its_goldens() {
+    let names = bundles();
+    assert!(
+        names.len() >= 6,
+        "expected at least six shipped bundles, found {names:?}"
+    );
+    for name in names {
+        let bundle = format!("traces/{name}");
+        let golden = PathBuf::from("testdata/golden").join(&name);
+        let cases: [(&str, Vec<&str>); 5] = [
+            ("rank.txt", vec!["rank", &bundle]),
+            ("rank-by-test.txt", vec!["rank", &bundle, "--by", "test"]),
+            ("rank.json", vec!["rank", &bundle, "--format", "json"]),
+            ("rank.csv", vec!["rank", &bundle, "--format", "csv"]),
+            ("validate.txt", vec!["validate", &bundle]),
+        ];
+        for (file, args) in cases {
+            let (code, stdout, stderr) = paf(&args);
+            assert_eq!((code, stderr.as_str()), (0, ""), "paf {args:?}");
+            check(&golden.join(file), &stdout);
+        }
+        // Every failing test's explanation.
+        let (_, json, _) = paf(&["rank", &bundle, "--format", "json"]);
+        let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+        for t in report["tests"].as_array().unwrap() {
+            let test = t["test"].as_str().unwrap();
+            let (code, stdout, stderr) = paf(&["explain", &bundle, test]);
+            assert_eq!(
+                (code, stderr.as_str()),
+                (0, ""),
+                "paf explain {bundle} {test}"
+            );
+            check(&golden.join(format!("explain-{test}.txt")), &stdout);
+        }
+    }
+}
+
+/// The shipped bundles were authored as the Java programs in their README would be traced;
+/// running the authoring script again must not change them.
+#[test]
+fn output_is_the_same_bytes_on_every_run() {
+    for name in bundles() {
+        let bundle = format!("traces/{name}");
+        let first = paf(&["rank", &bundle, "--format", "json"]);
+        let second = paf(&["rank", &bundle, "--format", "json"]);
+        assert_eq!(first, second, "{bundle}");
+    }
+}

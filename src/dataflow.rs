@@ -202,10 +202,10 @@ pub fn replay(test: &TestTrace) -> Result<Replay, ReplayError> {
                         if from == *var && reach.is_none() {
                             return Err(ReplayError {
                                 event: i,
-                                message: format!(
-                                    "copy chain loops: this definition copies from the variable it defines, \
-                                     which has no earlier definition (expected \"from\" to name the real source)"
-                                ),
+                                message: "copy chain loops: this definition copies from the variable it \
+                                          defines, which has no earlier definition (expected \"from\" to \
+                                          name the real source)"
+                                    .to_string(),
                             });
                         }
                         let from_name = name_of(from, &r.frames);

@@ -1,5 +1,12 @@
 //! The `paf` binary: all behaviour lives in the library (`paf::cli`).
 
-fn main() -> std::process::ExitCode {
-    paf::cli::main()
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    // A panic is a bug in paf, never bad input: report it with the documented exit code 1
+    // (the default panic message, printed by the hook, says where).
+    std::panic::catch_unwind(paf::cli::main).unwrap_or_else(|_| {
+        eprintln!("error: internal error: paf panicked; please report this with the command line");
+        ExitCode::from(paf::cli::exit::INTERNAL)
+    })
 }

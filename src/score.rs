@@ -83,7 +83,7 @@ pub fn score(sets: &[FlowSet], duas: &DuaTable) -> Vec<Score> {
                         .iter()
                         .filter(|d| duas.get(d).is_some_and(|c| c.count > 0))
                         .count() as u32;
-                    let likelihood = (!t.is_empty()).then(|| Ratio {
+                    let likelihood = (!t.is_empty()).then_some(Ratio {
                         num: covered,
                         den: t.len() as u32,
                     });

@@ -83,10 +83,7 @@ impl<'b> TestReader<'b> {
     fn read_test(&mut self) -> Option<Result<TestTrace, Vec<Problem>>> {
         let st = &mut self.state;
         let mut stray = Vec::new();
-        let mut open = match st.pending_begin.take() {
-            Some((line, id)) => Some(st.start(line, id)),
-            None => None,
-        };
+        let mut open = st.pending_begin.take().map(|(line, id)| st.start(line, id));
         loop {
             let next = self.lines.next_line();
             let line = match next {

@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 
-use crate::dataflow::{CrashVar, Failure, StepKind};
+use crate::dataflow::{CrashVar, Failure};
 use crate::pipeline::Analysis;
 use crate::report::{FlowSetReport, Location, Report, Resolver};
-use crate::trace::{Bundle, How, Outcome};
+use crate::trace::{Bundle, Outcome};
 
 pub const EXPLAIN_SCHEMA: &str = "paf.explain/1";
 
@@ -130,7 +130,6 @@ pub fn explain(
 }
 
 fn explain_var(r: &Resolver<'_>, failure: &Failure, v: &CrashVar) -> VarExplanation {
-    let sym = &r.bundle.symbols;
     let chain = v
         .chain
         .iter()
@@ -138,28 +137,7 @@ fn explain_var(r: &Resolver<'_>, failure: &Failure, v: &CrashVar) -> VarExplanat
             def: s.def.map(|d| r.location(d)),
             use_: r.location(s.use_),
             var: r.var(s.var),
-            how: match s.kind {
-                StepKind::Copy { from, cast } => {
-                    format!(
-                        "copy of {}{}",
-                        r.var(from),
-                        if cast { " (cast)" } else { "" }
-                    )
-                }
-                StepKind::Made { how, callee } => match how {
-                    How::Call => format!(
-                        "returned by uninstrumented {}",
-                        callee.map_or("code", |c| sym.name(c))
-                    ),
-                    How::Const => "constant".to_string(),
-                    How::New => "new object".to_string(),
-                    How::Arith => "computed value".to_string(),
-                    How::Param => "argument from an uninstrumented caller".to_string(),
-                    How::Other => "value the tracer does not follow".to_string(),
-                },
-                StepKind::Default => "default value at allocation (field declaration)".to_string(),
-                StepKind::Untraced => "no definition in the trace".to_string(),
-            },
+            how: r.step_kind(s.kind),
         })
         .collect();
     let mut_enter = failure.mut_enter;

@@ -30,7 +30,7 @@ pub fn dataflow(bundle: &Bundle, analysis: &Analysis) -> String {
                         "def": s.def.map(|d| r.position(d)),
                         "use": r.position(s.use_),
                         "var": r.var(s.var),
-                        "kind": format!("{:?}", s.kind),
+                        "how": r.step_kind(s.kind),
                     })).collect::<Vec<_>>(),
                 })).collect::<Vec<_>>(),
             })

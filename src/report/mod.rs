@@ -6,9 +6,9 @@ pub mod render;
 use serde::Serialize;
 
 use crate::coverage::DuaTable;
-use crate::dataflow::{Dua, Origin, VarName};
+use crate::dataflow::{Dua, Origin, StepKind, VarName};
 use crate::pipeline::{Analysis, Ranked};
-use crate::trace::{Bundle, StmtIx};
+use crate::trace::{Bundle, How, StmtIx};
 
 pub const RANK_SCHEMA: &str = "paf.rank/1";
 
@@ -183,6 +183,32 @@ impl Resolver<'_> {
 
     pub fn var(&self, var: VarName) -> String {
         var.display(&self.bundle.symbols)
+    }
+
+    /// How one step of a failure-inducing dataflow defined its variable, in words.
+    pub fn step_kind(&self, kind: StepKind) -> String {
+        match kind {
+            StepKind::Copy { from, cast } => {
+                format!(
+                    "copy of {}{}",
+                    self.var(from),
+                    if cast { " (cast)" } else { "" }
+                )
+            }
+            StepKind::Made { how, callee } => match how {
+                How::Call => format!(
+                    "returned by uninstrumented {}",
+                    callee.map_or("code", |c| self.bundle.symbols.name(c))
+                ),
+                How::Const => "constant".to_string(),
+                How::New => "new object".to_string(),
+                How::Arith => "computed value".to_string(),
+                How::Param => "argument from an uninstrumented caller".to_string(),
+                How::Other => "value the tracer does not follow".to_string(),
+            },
+            StepKind::Default => "default value at allocation (field declaration)".to_string(),
+            StepKind::Untraced => "no definition in the trace".to_string(),
+        }
     }
 
     pub fn theta_entry(&self, dua: &Dua, duas: &DuaTable, test_ids: &[String]) -> ThetaEntry {

@@ -74,3 +74,75 @@ impl DuaTable {
         self.duas.is_empty()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataflow::VarName;
+    use crate::trace::{StmtIx, Sym};
+
+    fn dua(def: u32, use_: u32, var: u32) -> Dua {
+        Dua {
+            def: StmtIx(def),
+            use_: StmtIx(use_),
+            var: VarName::Named(Sym(var)),
+        }
+    }
+
+    /// A table keeping `max` covering tests, after `build`; one line per DUA, sorted:
+    /// `def->use var: count tests [static]`.
+    fn check(max: usize, build: impl FnOnce(&mut DuaTable), expect: &str) {
+        let mut table = DuaTable::new(max);
+        build(&mut table);
+        let mut rows: Vec<(&Dua, &Coverage)> = table.iter().collect();
+        rows.sort_by_key(|(d, _)| **d);
+        let actual: Vec<String> = rows
+            .iter()
+            .map(|(d, c)| {
+                let VarName::Named(Sym(v)) = d.var else {
+                    unreachable!()
+                };
+                format!(
+                    "{}->{} {v}: {} {:?}{}",
+                    d.def.0,
+                    d.use_.0,
+                    c.count,
+                    c.tests,
+                    if c.is_static { " static" } else { "" }
+                )
+            })
+            .collect();
+        let expect: Vec<&str> = expect.trim().lines().map(str::trim).collect();
+        pretty_assertions::assert_eq!(expect.join("\n"), actual.join("\n"));
+        assert_eq!(table.len(), rows.len());
+    }
+
+    #[test]
+    fn passing_tests_cover_failing_and_static_duas_do_not() {
+        check(
+            usize::MAX,
+            |t| {
+                t.add_static(dua(1, 5, 1));
+                t.add_failing(&[dua(2, 5, 1), dua(3, 5, 1)]);
+                t.add_passing(0, &[dua(3, 5, 1)]);
+                t.add_passing(4, &[dua(3, 5, 1), dua(1, 5, 1)]);
+            },
+            "1->5 1: 1 [4] static
+             2->5 1: 0 []
+             3->5 1: 2 [0, 4]",
+        );
+    }
+
+    #[test]
+    fn covering_tests_are_capped_but_counted() {
+        check(
+            2,
+            |t| {
+                for test in [3, 1, 7, 9] {
+                    t.add_passing(test, &[dua(1, 2, 1)]);
+                }
+            },
+            "1->2 1: 4 [3, 1]",
+        );
+    }
+}

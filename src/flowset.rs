@@ -83,3 +83,112 @@ pub fn group(failures: &[Failure]) -> Vec<FlowSet> {
     }
     sets
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataflow::{CrashKind, CrashVar};
+    use crate::trace::Sym;
+
+    /// A failure at crash statement `crash` with crash variables `(var, origin, local)`
+    /// (origin `None`: untraced) and `events` events.
+    fn failure(crash: u32, vars: &[(u32, Option<u32>, bool)], events: usize) -> Failure {
+        Failure {
+            test: 0,
+            exception: "java.lang.NullPointerException".into(),
+            kind: CrashKind::Deref,
+            crash_stmt: StmtIx(crash),
+            thrown_at: StmtIx(crash),
+            mut_method: Sym(0),
+            mut_enter: 0,
+            vars: vars
+                .iter()
+                .map(|&(var, origin, local)| CrashVar {
+                    var: VarName::Named(Sym(var)),
+                    origin: origin.map_or(Origin::Untraced, |o| Origin::Stmt(StmtIx(o))),
+                    local,
+                    origin_time: None,
+                    chain: Vec::new(),
+                })
+                .collect(),
+            fallback: None,
+            events,
+        }
+    }
+
+    /// One line per flow-set: `crash vars | members rep local_members`, vars as `var<-origin`.
+    fn check(failures: &[Failure], expect: &str) {
+        let actual: Vec<String> = group(failures)
+            .iter()
+            .map(|s| {
+                let vars: Vec<String> = s
+                    .key
+                    .vars
+                    .iter()
+                    .map(|(v, o)| {
+                        let VarName::Named(Sym(v)) = v else {
+                            unreachable!()
+                        };
+                        match o {
+                            Origin::Stmt(StmtIx(o)) => format!("{v}<-{o}"),
+                            Origin::Untraced => format!("{v}<-?"),
+                        }
+                    })
+                    .collect();
+                format!(
+                    "{} {} | {:?} rep={} local={}",
+                    s.key.crash_stmt.0,
+                    vars.join(","),
+                    s.members,
+                    s.representative,
+                    s.local_members
+                )
+            })
+            .collect();
+        let expect: Vec<&str> = expect.trim().lines().map(str::trim).collect();
+        pretty_assertions::assert_eq!(expect.join("\n"), actual.join("\n"));
+    }
+
+    #[test]
+    fn same_crash_statement_variable_and_origin_form_one_set() {
+        check(
+            &[
+                failure(5, &[(1, Some(1), true)], 10),
+                failure(5, &[(1, Some(2), false)], 3),
+                failure(5, &[(1, Some(1), false)], 4),
+                failure(6, &[(1, Some(1), true)], 2),
+                failure(5, &[(1, Some(1), true)], 4),
+                failure(5, &[(1, None, false)], 1),
+            ],
+            // Set 0's representative: 2 and 4 have the fewest events (4); 2 comes first.
+            "5 1<-1 | [0, 2, 4] rep=2 local=2
+             5 1<-2 | [1] rep=1 local=0
+             6 1<-1 | [3] rep=3 local=1
+             5 1<-? | [5] rep=5 local=0",
+        );
+    }
+
+    #[test]
+    fn key_does_not_depend_on_the_order_of_crash_variables() {
+        check(
+            &[
+                failure(5, &[(2, Some(1), false), (1, Some(2), true)], 5),
+                failure(5, &[(1, Some(2), false), (2, Some(1), false)], 5),
+                failure(5, &[(1, Some(2), false)], 1),
+            ],
+            "5 1<-2,2<-1 | [0, 1] rep=0 local=1
+             5 1<-2 | [2] rep=2 local=0",
+        );
+    }
+
+    #[test]
+    fn a_set_is_local_if_any_member_is() {
+        let sets = group(&[
+            failure(5, &[(1, Some(1), false)], 1),
+            failure(5, &[(1, Some(1), false)], 1),
+            failure(6, &[(1, Some(1), false), (2, Some(2), true)], 1),
+        ]);
+        assert!(!sets[0].is_local());
+        assert!(sets[1].is_local());
+    }
+}

@@ -61,3 +61,115 @@ pub fn tests_in_order(sets: &[FlowSet], order: &[usize]) -> Vec<(usize, usize)> 
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::flowset::FlowKey;
+    use crate::trace::StmtIx;
+
+    /// Flow-sets from `(local, likelihood)`, likelihood as `"n/d"` or `"-"` (empty theta);
+    /// set `i` has first member `i`.
+    fn sets(spec: &[(bool, &str)]) -> (Vec<FlowSet>, Vec<Score>) {
+        spec.iter()
+            .enumerate()
+            .map(|(i, &(local, likelihood))| {
+                let set = FlowSet {
+                    key: FlowKey {
+                        crash_stmt: StmtIx(i as u32),
+                        vars: Vec::new(),
+                    },
+                    members: vec![i],
+                    representative: i,
+                    local_members: usize::from(local),
+                };
+                let likelihood = likelihood.split_once('/').map(|(n, d)| Ratio {
+                    num: n.parse().unwrap(),
+                    den: d.parse().unwrap(),
+                });
+                (
+                    set,
+                    Score {
+                        vars: Vec::new(),
+                        likelihood,
+                    },
+                )
+            })
+            .unzip()
+    }
+
+    fn check(spec: &[(bool, &str)], seed: u64, expect: &[usize]) {
+        let (sets, scores) = sets(spec);
+        assert_eq!(rank(&sets, &scores, seed), expect);
+    }
+
+    const L: bool = true;
+    const N: bool = false;
+
+    #[test]
+    fn local_first_then_ascending_likelihood_then_empty_theta() {
+        let spec = [
+            (N, "0/1"),
+            (L, "1/2"),
+            (L, "0/3"),
+            (L, "-"),
+            (N, "-"),
+            (L, "1/1"),
+            (N, "2/3"),
+        ];
+        // Local: 0/3 (2), 1/2 (1), 1/1 (5), none (3); non-local: 0/1 (0), 2/3 (6), none (4).
+        for seed in [0, 1, 99] {
+            check(&spec, seed, &[2, 1, 5, 3, 0, 6, 4]);
+        }
+    }
+
+    /// The orders `rank` gives the spec for seeds 0..50.
+    fn orders(spec: &[(bool, &str)]) -> Vec<Vec<usize>> {
+        let (sets, scores) = sets(spec);
+        (0..50).map(|seed| rank(&sets, &scores, seed)).collect()
+    }
+
+    #[test]
+    fn ties_are_shuffled_by_the_seed_within_their_group_only() {
+        // 1/3 and 2/6 are the same likelihood: a tie.
+        let spec = [(L, "1/3"), (N, "0/1"), (L, "2/6"), (L, "1/3"), (N, "0/2")];
+        let orders = orders(&spec);
+        for order in &orders {
+            let mut head = order[..3].to_vec();
+            head.sort();
+            assert_eq!(head, [0, 2, 3], "{order:?}");
+            let mut tail = order[3..].to_vec();
+            tail.sort();
+            assert_eq!(tail, [1, 4], "{order:?}");
+        }
+        let mut distinct = orders.clone();
+        distinct.sort();
+        distinct.dedup();
+        // 3! * 2! = 12 possible orders; 50 seeds must find more than one.
+        assert!(distinct.len() > 1, "the seed never changes the order");
+        // 2/6 ties with 1/3, so it is not always after them.
+        assert!(orders.iter().any(|o| o[0] == 2), "2/6 is never first");
+        let (sets, scores) = sets(&spec);
+        for seed in [0, 7] {
+            assert_eq!(rank(&sets, &scores, seed), orders[seed as usize]);
+        }
+    }
+
+    #[test]
+    fn individual_tests_follow_their_flow_set_representative_first() {
+        let set = |members: Vec<usize>, representative| FlowSet {
+            key: FlowKey {
+                crash_stmt: StmtIx(0),
+                vars: Vec::new(),
+            },
+            members,
+            representative,
+            local_members: 0,
+        };
+        let sets = [set(vec![0, 3, 4], 4), set(vec![1, 2], 1)];
+        assert_eq!(
+            tests_in_order(&sets, &[1, 0]),
+            [(1, 0), (2, 0), (4, 1), (0, 1), (3, 1)]
+        );
+    }
+}

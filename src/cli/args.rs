@@ -29,6 +29,11 @@ pub enum Command {
     Explain(ExplainArgs),
     /// Check a bundle and list every problem in it.
     Validate(ValidateArgs),
+    /// Order-dependence filter: find failures caused by the order tests ran in.
+    Od(super::od::OdArgs),
+    /// Write a synthetic bundle with planted faults and precondition violations, and its
+    /// truth.csv (a workload for benchmarks and tests).
+    Synth(SynthArgs),
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,6 +85,10 @@ pub struct RankArgs {
     /// Print one phase's output as JSON instead of the ranking.
     #[arg(long, value_enum)]
     pub dump: Option<Dump>,
+    /// A paf.od/1 report (from `paf od detect -o`): its order-caused failures leave the
+    /// ranking and are listed apart, with their witness order.
+    #[arg(long, value_name = "OD_JSON")]
+    pub exclude_od: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -98,4 +107,25 @@ pub struct ValidateArgs {
     pub bundle: PathBuf,
     #[arg(long, value_enum, default_value_t = TextFormat::Text)]
     pub format: TextFormat,
+}
+
+#[derive(Args, Debug)]
+pub struct SynthArgs {
+    /// Failing tests to generate.
+    #[arg(long, default_value_t = 100)]
+    pub failing: usize,
+    /// Passing tests to generate.
+    #[arg(long, default_value_t = 1000)]
+    pub passing: usize,
+    /// Average events per test.
+    #[arg(long, value_name = "E", default_value_t = 100)]
+    pub events_per_test: usize,
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// How to store tests.jsonl.
+    #[arg(long, value_enum, default_value_t = crate::trace::write::Compression::None)]
+    pub compress: crate::trace::write::Compression,
+    /// The bundle directory to write (created if needed).
+    #[arg(short = 'o', long, value_name = "DIR")]
+    pub output: PathBuf,
 }

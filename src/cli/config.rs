@@ -7,6 +7,7 @@ use super::{CliError, dump, exit, output};
 use crate::explain;
 use crate::pipeline::{self, Analysis, Options, Ranked};
 use crate::report::{self, Report, render, render::By};
+use crate::synth::{self, SynthConfig};
 use crate::trace::Bundle;
 
 /// One command with validated settings.
@@ -20,6 +21,7 @@ pub enum Config {
         options: Options,
         output: Option<PathBuf>,
         dump: Option<Dump>,
+        exclude_od: Option<PathBuf>,
     },
     Explain {
         bundle: PathBuf,
@@ -31,6 +33,11 @@ pub enum Config {
         bundle: PathBuf,
         format: TextFormat,
     },
+    Synth {
+        config: SynthConfig,
+        output: PathBuf,
+    },
+    Od(super::od::OdConfig),
 }
 
 fn options(max_covering: usize) -> Options {
@@ -63,6 +70,7 @@ impl Config {
                     options: options(a.analysis.max_covering),
                     output: a.output,
                     dump: a.dump,
+                    exclude_od: a.exclude_od,
                 }
             }
             Command::Explain(a) => Config::Explain {
@@ -75,6 +83,25 @@ impl Config {
                 bundle: a.bundle,
                 format: a.format,
             },
+            Command::Od(a) => Config::Od(super::od::OdConfig::from_args(a)?),
+            Command::Synth(a) => {
+                if a.output.is_file() {
+                    return Err(CliError::Usage(format!(
+                        "{}: is a file; expected a directory for the bundle",
+                        a.output.display()
+                    )));
+                }
+                Config::Synth {
+                    config: SynthConfig {
+                        failing: a.failing,
+                        passing: a.passing,
+                        events_per_test: a.events_per_test,
+                        seed: a.seed,
+                        compression: a.compress,
+                    },
+                    output: a.output,
+                }
+            }
         })
     }
 
@@ -88,16 +115,26 @@ impl Config {
                 options,
                 output,
                 dump,
+                exclude_od,
             } => {
-                let (bundle, analysis) = load(&bundle, &options)?;
+                let (bundle, mut analysis) = load(&bundle, &options)?;
+                let excluded = match &exclude_od {
+                    Some(path) => exclude_order_caused(&mut analysis, path)?,
+                    None => Vec::new(),
+                };
                 let ranked = pipeline::rank(&analysis, seed);
                 let text = match dump {
                     Some(Dump::Dataflow) => dump::dataflow(&bundle, &analysis),
                     Some(Dump::Duas) => dump::duas(&bundle, &analysis),
                     None => {
-                        let report = report::build(&bundle, &analysis, &ranked, seed);
+                        let mut report = report::build(&bundle, &analysis, &ranked, seed);
+                        report.excluded = excluded;
                         match format {
-                            RankFormat::Table => render::table(&report, by),
+                            RankFormat::Table => {
+                                let mut text = render::table(&report, by);
+                                text.push_str(&excluded_text(&report.excluded));
+                                text
+                            }
                             RankFormat::Json => render::json(&report),
                             RankFormat::Csv => render::csv(&report, by),
                         }
@@ -130,8 +167,82 @@ impl Config {
                 Ok(exit::OK)
             }
             Config::Validate { bundle, format } => validate(&bundle, format),
+            Config::Od(od) => od.run(),
+            Config::Synth { config, output } => {
+                let s = synth::generate(&config, &output).map_err(|e| {
+                    CliError::Usage(format!(
+                        "{}: cannot write the bundle: {e}",
+                        output.display()
+                    ))
+                })?;
+                eprintln!(
+                    "{}: {} tests ({} failing: {} planted-fault, {} precondition-trap, {} assertion), \
+                     {} events; {} faults, {} traps; truth in truth.csv",
+                    output.display(),
+                    s.tests,
+                    config.failing,
+                    s.fault_tests,
+                    s.trap_tests,
+                    s.assertion_tests,
+                    s.events,
+                    s.faults,
+                    s.traps
+                );
+                Ok(exit::OK)
+            }
         }
     }
+}
+
+/// `rank --exclude-od`: drops the order-caused failures of a `paf.od/1` report from the
+/// analysis before flow-sets are formed (so they neither make nor join a flow-set), and
+/// returns them, with their witness, for the report's `excluded` list.
+fn exclude_order_caused(
+    analysis: &mut Analysis,
+    path: &std::path::Path,
+) -> Result<Vec<report::ExcludedReport>, CliError> {
+    let order_caused = super::od::exclusions(path)?;
+    let index_of = |id: &str| analysis.test_ids.iter().position(|t| t == id);
+    let mut dropped = Vec::new();
+    for e in order_caused {
+        // A test the bundle does not hold, or that passed in it, has nothing to exclude.
+        let Some(ix) = index_of(&e.test) else { continue };
+        let failed = analysis.failures.iter().any(|f| f.test == ix)
+            || analysis.unanalyzed.iter().any(|u| u.test == ix);
+        if !failed {
+            continue;
+        }
+        analysis.failures.retain(|f| f.test != ix);
+        analysis.unanalyzed.retain(|u| u.test != ix);
+        dropped.push(report::ExcludedReport {
+            test: e.test,
+            verdict: e.verdict,
+            witness: e.witness,
+            polluters: e.polluters,
+        });
+    }
+    Ok(dropped)
+}
+
+/// The excluded list under the ranking table.
+fn excluded_text(excluded: &[report::ExcludedReport]) -> String {
+    let mut s = String::new();
+    if !excluded.is_empty() {
+        s.push_str(&format!(
+            "\nExcluded: {} failure(s) caused by the test order (--exclude-od)\n",
+            excluded.len()
+        ));
+        for e in excluded {
+            s.push_str(&format!(
+                "  {} ({}): fails after {}; witness: {}\n",
+                e.test,
+                e.verdict,
+                e.polluters.join(", "),
+                e.witness.join(" ")
+            ));
+        }
+    }
+    s
 }
 
 fn load(path: &std::path::Path, options: &Options) -> Result<(Bundle, Analysis), CliError> {

@@ -4,6 +4,7 @@
 pub mod args;
 mod config;
 mod dump;
+pub mod od;
 mod output;
 
 use std::process::ExitCode;

@@ -21,6 +21,20 @@ pub struct Report {
     pub flow_sets: Vec<FlowSetReport>,
     pub tests: Vec<TestRank>,
     pub unanalyzed: Vec<UnanalyzedReport>,
+    /// Failures `rank --exclude-od` took out of the ranking: caused by the order tests ran in.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub excluded: Vec<ExcludedReport>,
+}
+
+/// A failing test left out of the ranking by `--exclude-od`, with the evidence (`paf.od/1`).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct ExcludedReport {
+    pub test: String,
+    /// The order-dependence verdict (`victim`).
+    pub verdict: String,
+    /// The minimal order in which the test fails.
+    pub witness: Vec<String>,
+    pub polluters: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -344,5 +358,6 @@ pub fn build(bundle: &Bundle, analysis: &Analysis, ranked: &Ranked, seed: u64) -
         flow_sets,
         tests,
         unanalyzed,
+        excluded: Vec::new(),
     }
 }

@@ -1,4 +1,4 @@
-//! Numbered, UTF-8-checked lines of a (possibly gzip-compressed) JSON Lines file.
+//! Numbered, UTF-8-checked lines of a (possibly gzip- or zstd-compressed) JSON Lines file.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -21,15 +21,17 @@ pub struct Line<'a> {
 }
 
 impl Lines {
-    /// Opens `path`; a `.gz` file is decompressed on the fly.
+    /// Opens `path`; a `.gz` or `.zst` file is decompressed on the fly.
     pub fn open(path: &Path) -> Result<Lines, Problem> {
         let file =
             File::open(path).map_err(|e| Problem::in_file(path, format!("cannot open: {e}")))?;
-        let gz = path.extension().is_some_and(|ext| ext == "gz");
-        let inner: Box<dyn Read> = if gz {
-            Box::new(flate2::read::MultiGzDecoder::new(file))
-        } else {
-            Box::new(file)
+        let inner: Box<dyn Read> = match path.extension().and_then(|e| e.to_str()) {
+            Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(file)),
+            Some("zst") => Box::new(
+                zstd::Decoder::new(file)
+                    .map_err(|e| Problem::in_file(path, format!("cannot read zstd: {e}")))?,
+            ),
+            _ => Box::new(file),
         };
         Ok(Lines {
             path: path.to_path_buf(),
@@ -37,6 +39,17 @@ impl Lines {
             buf: Vec::with_capacity(256),
             line: 0,
         })
+    }
+
+    /// Lines of an in-memory file, for tests; `path` is only used in messages.
+    #[cfg(test)]
+    pub(crate) fn from_bytes(path: &Path, bytes: Vec<u8>) -> Lines {
+        Lines {
+            path: path.to_path_buf(),
+            reader: Box::new(io::Cursor::new(bytes)),
+            buf: Vec::with_capacity(256),
+            line: 0,
+        }
     }
 
     pub fn path(&self) -> &Path {

@@ -7,8 +7,9 @@
 pub mod lines;
 pub mod model;
 pub mod problem;
-mod raw;
+pub mod raw;
 mod tests;
+pub mod write;
 
 use std::path::{Path, PathBuf};
 
@@ -122,31 +123,54 @@ impl Bundle {
     }
 }
 
-/// Finds `NAME.jsonl` or `NAME.jsonl.gz` in `dir`; both at once is ambiguous.
+/// Finds `NAME.jsonl`, `NAME.jsonl.gz` or `NAME.jsonl.zst` in `dir`; more than one is ambiguous.
 fn find_jsonl(dir: &Path, name: &str, required: bool) -> Result<Option<PathBuf>, Problem> {
-    let plain = dir.join(format!("{name}.jsonl"));
-    let gz = dir.join(format!("{name}.jsonl.gz"));
-    match (plain.is_file(), gz.is_file()) {
-        (true, true) => Err(Problem::in_file(
-            dir,
-            format!("both {name}.jsonl and {name}.jsonl.gz exist: expected one of them"),
+    let found: Vec<PathBuf> = ["", ".gz", ".zst"]
+        .iter()
+        .map(|suffix| dir.join(format!("{name}.jsonl{suffix}")))
+        .filter(|p| p.is_file())
+        .collect();
+    match found.as_slice() {
+        [] if required => Err(Problem::in_file(
+            &dir.join(format!("{name}.jsonl")),
+            format!(
+                "missing: a bundle must hold {name}.jsonl (or {name}.jsonl.gz, {name}.jsonl.zst)"
+            ),
         )),
-        (true, false) => Ok(Some(plain)),
-        (false, true) => Ok(Some(gz)),
-        (false, false) if required => Err(Problem::in_file(
-            &plain,
-            format!("missing: a bundle must hold {name}.jsonl (or {name}.jsonl.gz)"),
-        )),
-        (false, false) => Ok(None),
+        [] => Ok(None),
+        [one] => Ok(Some(one.clone())),
+        several => {
+            let names: Vec<String> = several
+                .iter()
+                .map(|p| {
+                    p.file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned()
+                })
+                .collect();
+            let (last, rest) = names.split_last().expect("several");
+            Err(Problem::in_file(
+                dir,
+                format!(
+                    "{} and {last} both exist: expected only one of them",
+                    rest.join(", ")
+                ),
+            ))
+        }
     }
 }
 
 fn read_manifest(path: &Path) -> Result<Manifest, Problem> {
     let bytes = std::fs::read(path).map_err(|e| {
-        Problem::in_file(
-            path,
-            format!("cannot read ({e}): a bundle must hold manifest.json"),
-        )
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Problem::in_file(path, "missing: a bundle must hold manifest.json")
+        } else {
+            Problem::in_file(
+                path,
+                format!("cannot read ({e}): a bundle must hold manifest.json"),
+            )
+        }
     })?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| Problem::in_file(path, "not UTF-8: expected a UTF-8 JSON object"))?;
@@ -199,7 +223,13 @@ fn for_each_record<T: serde::de::DeserializeOwned>(
         match lines.next_line() {
             Ok(Some(line)) => match serde_json::from_str::<T>(line.text) {
                 Ok(record) => each(line.number, record, problems),
-                Err(e) => problems.push(Problem::json(path, line.number, &e)),
+                Err(e) => problems.push(Problem::json_record(
+                    path,
+                    line.number,
+                    line.text,
+                    &e,
+                    |s| serde_json::from_str::<T>(s).map(drop),
+                )),
             },
             Ok(None) => break,
             Err(p) => {
@@ -268,4 +298,63 @@ fn read_static_duas(
             });
         }
     });
+}
+
+/// Reading tests from memory, for the unit tests of this and later phases.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// What [`read`] returns: the tables and every test (or its problems) in file order.
+    pub(crate) struct Read {
+        pub symbols: Symbols,
+        pub statements: StatementTable,
+        pub tests: Vec<Result<TestTrace, Vec<Problem>>>,
+    }
+
+    impl Read {
+        /// The only test, which must have been read without problems.
+        pub(crate) fn single(&self) -> &TestTrace {
+            assert_eq!(self.tests.len(), 1, "expected one test");
+            match &self.tests[0] {
+                Ok(t) => t,
+                Err(p) => panic!("test has problems: {p:#?}"),
+            }
+        }
+
+        /// The bundle id of a statement index.
+        pub(crate) fn id(&self, ix: StmtIx) -> u64 {
+            self.statements.get(ix).id
+        }
+    }
+
+    /// A statement table of ids 1 to 99, statement `n` being in method `C.m` (class `C`,
+    /// method `m`) on line `n` of `C.java`.
+    pub(crate) fn statements(symbols: &mut Symbols) -> StatementTable {
+        let mut table = StatementTable::default();
+        for id in 1..100 {
+            table.insert(Statement {
+                id,
+                class: symbols.intern("C"),
+                method: Some(symbols.intern("m")),
+                file: symbols.intern("C.java"),
+                line: id as u32,
+                bci: None,
+            });
+        }
+        table
+    }
+
+    /// Reads `tests_jsonl` (the text of a `tests.jsonl`) against [`statements`].
+    pub(crate) fn read(tests_jsonl: &str) -> Read {
+        let mut symbols = Symbols::default();
+        let statements = statements(&mut symbols);
+        let lines = Lines::from_bytes(Path::new("tests.jsonl"), tests_jsonl.as_bytes().to_vec());
+        let tests = TestReader::new(lines, &mut symbols, &statements).collect();
+        Read {
+            symbols,
+            statements,
+            tests,
+        }
+    }
 }

@@ -41,6 +41,10 @@ impl Problem {
             Some((head, _)) => head.to_string(),
             None => text,
         };
+        // serde names Rust types; a trace author knows JSON ones.
+        let message = message
+            .replace("expected u64", "expected a non-negative integer")
+            .replace("expected u32", "expected a non-negative integer");
         let message = if err.is_eof() {
             format!("truncated JSON: {message}; expected a complete JSON object on this line")
         } else if err.is_syntax() {
@@ -55,6 +59,52 @@ impl Problem {
             message,
         }
     }
+
+    /// Like [`Problem::json`] for one record line `text`, and for a type error also names the
+    /// field at fault (serde does not): the top-level field whose removal changes the error.
+    /// `parse` re-parses a candidate line as the record type; it only runs on bad lines.
+    pub fn json_record(
+        file: &Path,
+        line: u64,
+        text: &str,
+        err: &serde_json::Error,
+        parse: impl Fn(&str) -> Result<(), serde_json::Error>,
+    ) -> Problem {
+        let mut problem = Problem::json(file, line, err);
+        if err.is_data()
+            && let Some(field) = culprit(text, err, parse)
+        {
+            problem.message = format!("field {field:?}: {}", problem.message);
+        }
+        problem
+    }
+}
+
+/// The top-level field of `text` that `err` is about, if one can be pinned down.
+fn culprit(
+    text: &str,
+    err: &serde_json::Error,
+    parse: impl Fn(&str) -> Result<(), serde_json::Error>,
+) -> Option<String> {
+    let serde_json::Value::Object(map) = serde_json::from_str(text).ok()? else {
+        return None;
+    };
+    let without_position = |e: &serde_json::Error| {
+        let text = e.to_string();
+        text.rsplit_once(" at line ")
+            .map_or(text.clone(), |(head, _)| head.to_string())
+    };
+    let wanted = without_position(err);
+    map.keys()
+        .find(|key| {
+            let mut rest = map.clone();
+            rest.remove(*key);
+            match parse(&serde_json::Value::Object(rest).to_string()) {
+                Ok(()) => true,
+                Err(e) => without_position(&e) != wanted,
+            }
+        })
+        .cloned()
 }
 
 impl fmt::Display for Problem {

@@ -1,4 +1,5 @@
-//! The records of trace format v1 exactly as they appear in JSON, before any checking.
+//! The records of trace format v1 exactly as they appear in JSON, before any checking; the
+//! same structs serialize records when paf writes a bundle (`paf synth`).
 //!
 //! Records are flat structs of optional fields rather than serde enums: that keeps parsing
 //! fast (no buffering of internally tagged enums) and lets the reader say precisely which
@@ -6,33 +7,33 @@
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::model::{ExceptionInfo, How, Outcome, Role};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 pub struct Manifest {
     pub format: String,
     pub version: u64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub producer: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 pub struct Statement {
     pub id: u64,
     pub class: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<String>,
     pub file: String,
     pub line: u32,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bci: Option<u32>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize)]
 pub struct StaticDua {
     pub def: u64,
     #[serde(rename = "use")]
@@ -41,9 +42,10 @@ pub struct StaticDua {
 }
 
 /// The record kinds of `tests.jsonl`.
-#[derive(Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Deserialize, Serialize, Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
+    #[default]
     Begin,
     End,
     Enter,
@@ -55,29 +57,34 @@ pub enum Kind {
 }
 
 /// A variable reference; exactly one of the kind fields must be present.
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Serialize, Default, Clone)]
 pub struct Var<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub local: Option<Cow<'a, str>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<u64>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub field: Option<Cow<'a, str>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub obj: Option<u64>,
-    #[serde(borrow, default, rename = "static")]
+    #[serde(
+        borrow,
+        default,
+        rename = "static",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub static_: Option<Cow<'a, str>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elem: Option<u64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<u64>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub name: Option<Cow<'a, str>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ret: Option<u64>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize, Clone)]
 pub struct FieldDefault<'a> {
     #[serde(borrow)]
     pub field: Cow<'a, str>,
@@ -85,51 +92,51 @@ pub struct FieldDefault<'a> {
 }
 
 /// Any line of `tests.jsonl`.
-#[derive(Deserialize)]
+#[derive(Deserialize, Serialize, Default)]
 pub struct Record<'a> {
     pub k: Kind,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub test: Option<Cow<'a, str>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exception: Option<ExceptionInfo>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub events: Option<u64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub truncated: Option<bool>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<u64>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub method: Option<Cow<'a, str>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caller: Option<u64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub this: Option<u64>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub throw: Option<Cow<'a, str>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stmt: Option<u64>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub var: Option<Var<'a>>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub from: Option<Var<'a>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cast: Option<bool>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub how: Option<How>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub callee: Option<Cow<'a, str>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub null: Option<bool>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub uses: Option<Vec<Var<'a>>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub obj: Option<u64>,
-    #[serde(borrow, default)]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub fields: Option<Vec<FieldDefault<'a>>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length: Option<u64>,
 }

@@ -131,7 +131,9 @@ impl<'b> TestReader<'b> {
             let record: Record<'_> = match serde_json::from_str(line.text) {
                 Ok(r) => r,
                 Err(e) => {
-                    let p = Problem::json(&st.path, number, &e);
+                    let p = Problem::json_record(&st.path, number, line.text, &e, |s| {
+                        serde_json::from_str::<Record<'_>>(s).map(drop)
+                    });
                     match open.as_mut() {
                         Some(t) => {
                             t.problems.push(p);
@@ -242,15 +244,22 @@ impl State<'_> {
             Outcome::Fail
         });
         if outcome == Outcome::Fail && end.exception.is_none() {
-            problem(
-                "failing test lacks \"exception\": expected {\"type\", \"message\", \"frames\"}"
-                    .into(),
-            );
+            problem(format!(
+                "failing test {:?} lacks \"exception\": expected {{\"type\", \"message\", \"frames\"}}",
+                t.id
+            ));
         }
         let written = t.events.len() + t.bad_lines;
         match end.events {
             Some(n) if n != written as u64 => problem(format!(
-                "end record says {n} events but {written} were read: the test's trace is incomplete"
+                "end record says {n} events but {written} event lines were read since the begin on \
+                 line {}: expected \"events\" to count them{}",
+                t.line,
+                if n > written as u64 {
+                    " (lines are missing: the test's trace is incomplete)"
+                } else {
+                    ""
+                }
             )),
             None if written == 0 => problem(format!(
                 "test {:?} has no events: expected at least one event, or \"events\": 0 in the end \
@@ -288,7 +297,13 @@ impl Iterator for TestReader<'_> {
         if self.state.done && self.state.pending_begin.is_none() {
             return None;
         }
-        self.read_test()
+        // Problems of one test in line order (a missing end is found after later lines).
+        self.read_test().map(|r| {
+            r.map_err(|mut problems| {
+                problems.sort_by_key(|p| p.line);
+                problems
+            })
+        })
     }
 }
 
@@ -514,4 +529,181 @@ fn convert_var(
         ));
     }
     Ok(Var::Ret { frame })
+}
+
+// `tests` inside `tests`: this file is the reader of `tests.jsonl`.
+#[cfg(test)]
+#[allow(clippy::module_inception)]
+mod tests {
+    use crate::trace::testing::read;
+    use crate::trace::{Event, Var};
+
+    /// One line per test: `ok ID OUTCOME N events [truncated]`, or one `LINE: message` per
+    /// problem (`-` for a problem with the whole file).
+    fn check(input: &str, expect: &str) {
+        let r = read(input);
+        let mut actual = Vec::new();
+        for test in &r.tests {
+            match test {
+                Ok(t) => actual.push(format!(
+                    "ok {} {:?} {} events{}",
+                    t.id,
+                    t.outcome,
+                    t.events.len(),
+                    if t.truncated { " truncated" } else { "" }
+                )),
+                Err(problems) => actual.extend(problems.iter().map(|p| {
+                    let line = p.line.map_or("-".to_string(), |l| l.to_string());
+                    format!("{line}: {}", p.message)
+                })),
+            }
+        }
+        let expect: Vec<&str> = expect.trim().lines().map(str::trim).collect();
+        pretty_assertions::assert_eq!(expect.join("\n"), actual.join("\n"));
+    }
+
+    #[test]
+    fn crlf_blank_lines_and_unknown_fields_are_accepted() {
+        check(
+            "{\"k\":\"begin\",\"test\":\"a\",\"extra\":[1]}\r\n\r\n\
+             {\"k\":\"enter\",\"frame\":1,\"method\":\"C.m\",\"future\":true}\r\n   \n\
+             {\"k\":\"exit\",\"frame\":1}\r\n\
+             {\"k\":\"end\",\"test\":\"a\",\"outcome\":\"pass\",\"events\":2}\r\n",
+            "ok a Pass 2 events",
+        );
+    }
+
+    #[test]
+    fn empty_test_needs_an_explicit_zero_count() {
+        check(
+            r#"
+            {"k":"begin","test":"a"}
+            {"k":"end","test":"a","outcome":"pass","events":0}
+            {"k":"begin","test":"b"}
+            {"k":"end","test":"b","outcome":"fail","truncated":true,"exception":{"type":"E"}}
+            "#,
+            "ok a Pass 0 events
+             5: test \"b\" has no events: expected at least one event, or \"events\": 0 in the end \
+             record if the test reached no instrumented code",
+        );
+    }
+
+    #[test]
+    fn truncated_flag_is_kept() {
+        check(
+            r#"
+            {"k":"begin","test":"a"}
+            {"k":"enter","frame":1,"method":"C.m"}
+            {"k":"end","test":"a","outcome":"fail","truncated":true,"exception":{"type":"E"}}
+            "#,
+            "ok a Fail 1 events truncated",
+        );
+    }
+
+    #[test]
+    fn frame_misuse_is_reported_at_its_line() {
+        check(
+            r#"
+            {"k":"begin","test":"a"}
+            {"k":"enter","frame":1,"method":"C.m"}
+            {"k":"enter","frame":1,"method":"C.m"}
+            {"k":"enter","frame":2,"method":"C.n","caller":9}
+            {"k":"exit","frame":1}
+            {"k":"exit","frame":1}
+            {"k":"def","frame":1,"stmt":1,"var":{"local":"x"},"how":"const"}
+            {"k":"use","frame":1,"stmt":1,"var":{"ret":5}}
+            {"k":"end","test":"a","outcome":"pass","events":7}
+            "#,
+            "4: frame 1 is entered a second time: expected a new frame id
+             5: caller: frame 9 was never entered: expected an enter record for it first
+             7: frame 1 has already exited: expected an event of an active frame
+             8: frame 1 has already exited: expected an event of an active frame
+             9: frame 1 has already exited: expected an event of an active frame",
+        );
+    }
+
+    #[test]
+    fn variable_references_are_checked() {
+        check(
+            r#"
+            {"k":"begin","test":"a"}
+            {"k":"enter","frame":1,"method":"C.m"}
+            {"k":"use","frame":1,"stmt":1,"var":{"ret":5}}
+            {"k":"use","frame":1,"stmt":1,"var":{"local":"x","field":"C.f"}}
+            {"k":"use","frame":1,"stmt":1,"var":{"field":"C.f"}}
+            {"k":"use","frame":1,"stmt":1,"var":{"elem":3}}
+            {"k":"use","frame":1,"stmt":1,"var":{"local":"x","frame":4}}
+            {"k":"def","frame":1,"stmt":1,"var":{"local":"x"},"from":{"local":"y"},"how":"const"}
+            {"k":"alloc","obj":3,"frame":1,"length":4}
+            {"k":"def","frame":1,"stmt":100,"var":{"local":"x"}}
+            {"k":"use","frame":1,"stmt":1,"var":{"local":"x"},"role":"read"}
+            {"k":"end","test":"a","outcome":"pass"}
+            "#,
+            r#"4: var: return value of frame 5, which was never entered: expected an entered frame
+               5: var: expected exactly one of "local", "field", "static", "elem", "ret"
+               6: var: field "C.f" lacks "obj": expected the object id
+               7: var: array element lacks "index": expected the element index
+               8: var: local "x" of frame 4, which was never entered: expected an active frame
+               9: def record has both "from" and "how" (const): expected "from" for a copy or "how" for a non-copy, not both
+               10: alloc record of an array lacks "stmt": expected the allocating statement
+               11: unknown statement id 100: expected an id from statements.jsonl
+               12: field "role": unknown variant `read`, expected one of `deref`, `index`, `arg`, `value`"#,
+        );
+    }
+
+    #[test]
+    fn a_bad_test_does_not_stop_the_next_one() {
+        check(
+            r#"
+            {"k":"begin","test":"a"}
+            {"k":"enter","frame":"1","method":"C.m"}
+            {"k":"begin","test":"b"}
+            {"k":"enter","frame":1,"method":"C.m"}
+            {"k":"end","test":"b","outcome":"pass","events":1}
+            {"k":"exit","frame":1}
+            {"k":"begin","test":"c"}
+            {"k":"enter","frame":1,"method":"C.m"}
+            {"k":"end","test":"c","outcome":"pass"}
+            "#,
+            r#"2: test "a" has no end record: expected an end record before the next begin (line 4)
+               3: field "frame": invalid type: string "1", expected a non-negative integer
+               ok b Pass 1 events
+               7: exit record outside a test: expected a begin record first
+               ok c Pass 1 events"#,
+        );
+    }
+
+    #[test]
+    fn a_local_names_the_event_frame_unless_it_says_otherwise() {
+        let r = read(
+            r#"
+            {"k":"begin","test":"a"}
+            {"k":"enter","frame":1,"method":"C.m"}
+            {"k":"enter","frame":2,"method":"C.n","caller":1}
+            {"k":"def","frame":2,"stmt":1,"var":{"local":"p"},"from":{"local":"a","frame":1}}
+            {"k":"end","test":"a","outcome":"pass"}
+            "#,
+        );
+        let Event::Def { var, source, .. } = &r.single().events[2] else {
+            panic!("not a def: {:?}", r.single().events[2]);
+        };
+        let name = |n| r.symbols.lookup(n).unwrap();
+        assert_eq!(
+            *var,
+            Var::Local {
+                frame: 2,
+                name: name("p")
+            }
+        );
+        assert_eq!(
+            *source,
+            crate::trace::Source::Copy {
+                from: Var::Local {
+                    frame: 1,
+                    name: name("a")
+                },
+                cast: false
+            }
+        );
+    }
 }

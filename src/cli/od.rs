@@ -1,0 +1,555 @@
+//! `paf od detect|plan|replay`: flags, their checks, and the glue that calls [`crate::od`].
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::{Args, Subcommand, ValueEnum};
+
+use super::{CliError, exit, output};
+use crate::od::algo::{self, Algo, Params};
+use crate::od::detect::{self, DetectSettings};
+use crate::od::exec::{self, Executor};
+use crate::od::report::{self as od_report, Res};
+use crate::od::runner::Runner;
+use crate::od::{Access, Schedule, input, pradet};
+use crate::trace::Problem;
+
+#[derive(Args, Debug)]
+pub struct OdArgs {
+    #[command(subcommand)]
+    pub command: OdCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum OdCommand {
+    /// Run schedules through a test runner and report order-dependent tests (paf.od/1).
+    Detect(DetectArgs),
+    /// Print the schedules an algorithm would run, without running them.
+    Plan(PlanArgs),
+    /// Re-run the recorded witness orders of one test from a paf.od/1 report.
+    Replay(ReplayArgs),
+}
+
+/// An algorithm name for `--algo`.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AlgoArg {
+    Reverse,
+    Random,
+    Isolate,
+    Pairwise,
+    Exhaustive,
+    DepAware,
+    DepAwareLastwriter,
+    Pradet,
+    Twice,
+}
+
+impl AlgoArg {
+    fn algo(self) -> Algo {
+        match self {
+            AlgoArg::Reverse => Algo::Reverse,
+            AlgoArg::Random => Algo::Random,
+            AlgoArg::Isolate => Algo::Isolate,
+            AlgoArg::Pairwise => Algo::Pairwise,
+            AlgoArg::Exhaustive => Algo::Exhaustive,
+            AlgoArg::DepAware => Algo::DepAware,
+            AlgoArg::DepAwareLastwriter => Algo::DepAwareLastWriter,
+            AlgoArg::Pradet => Algo::Pradet,
+            AlgoArg::Twice => Algo::Twice,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct SuiteArgs {
+    /// The default order: one test id per line (default: the bundle's tests, in its order).
+    #[arg(long, value_name = "LIST")]
+    pub tests: Option<PathBuf>,
+    /// Each test's static reads and writes, in the access-file format.
+    #[arg(long, value_name = "FILE", conflicts_with = "bundle")]
+    pub access: Option<PathBuf>,
+    /// A trace bundle: its static-field def/use events give each test's reads and writes.
+    #[arg(long, value_name = "BUNDLE")]
+    pub bundle: Option<PathBuf>,
+    /// Algorithms, in the order to run them.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "reverse,random,isolate,twice"
+    )]
+    pub algo: Vec<AlgoArg>,
+    /// Permutation length of exhaustive, dep-aware and dep-aware-lastwriter.
+    #[arg(long, value_name = "K", default_value_t = 2)]
+    pub k: usize,
+    /// Shuffles of random.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub trials: usize,
+    /// Seed of random's shuffles.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OdFormat {
+    Table,
+    Json,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlanFormat {
+    Json,
+    Text,
+}
+
+#[derive(Args, Debug)]
+pub struct DetectArgs {
+    /// The runner command: run as `sh -c 'CMD "$@"' paf-od TESTS_FILE -o RESULTS_FILE` once
+    /// per schedule (docs/order-dependence.md).
+    #[arg(long, value_name = "CMD")]
+    pub runner: String,
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Time limit of one schedule (e.g. 90s, 5m); its whole process group is killed after it.
+    #[arg(long, value_name = "DURATION", default_value = "5m")]
+    pub timeout: String,
+    /// Stop starting schedules after this long (e.g. 30m) and report what was covered.
+    #[arg(long, value_name = "DURATION")]
+    pub budget: Option<String>,
+    /// Schedules run in parallel (default: the number of cores).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Re-runs of each order before a changed outcome counts as order-dependent.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub reruns: u32,
+    /// Write the paf.od/1 report here; OUT.runs.jsonl keeps every run, so running again with
+    /// the same -o resumes.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Standard output: tables, or the JSON report.
+    #[arg(long, value_enum, default_value_t = OdFormat::Table)]
+    pub format: OdFormat,
+    /// No progress bar on standard error.
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    #[arg(long, value_enum, default_value_t = PlanFormat::Json)]
+    pub format: PlanFormat,
+}
+
+#[derive(Args, Debug)]
+pub struct ReplayArgs {
+    /// A paf.od/1 report written by `paf od detect -o`.
+    pub report: PathBuf,
+    /// The test whose witness orders to re-run.
+    pub test: String,
+    /// Use this runner command instead of the report's.
+    #[arg(long, value_name = "CMD")]
+    pub runner: Option<String>,
+    #[arg(long, value_name = "DURATION", default_value = "5m")]
+    pub timeout: String,
+    /// Runs of each order.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub reruns: u32,
+    #[arg(long, value_enum, default_value_t = OdFormat::Table)]
+    pub format: OdFormat,
+}
+
+/// A checked `od` command.
+#[derive(Debug)]
+pub enum OdConfig {
+    Detect(DetectArgs, Duration, Option<Duration>, usize),
+    Plan(PlanArgs),
+    Replay(ReplayArgs, Duration),
+}
+
+/// `90`, `90s`, `500ms`, `5m`, `2h`, `1h30m`: a duration.
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    if let Ok(secs) = text.parse::<f64>() {
+        return (secs >= 0.0 && secs.is_finite()).then(|| Duration::from_secs_f64(secs));
+    }
+    let mut total = 0f64;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let value: f64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit_len] {
+            "ms" => 0.001,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return None,
+        };
+        total += value * scale;
+        rest = &rest[unit_len..];
+    }
+    (!text.is_empty()).then(|| Duration::from_secs_f64(total))
+}
+
+fn duration(flag: &str, text: &str) -> Result<Duration, CliError> {
+    parse_duration(text).ok_or_else(|| {
+        CliError::Usage(format!(
+            "{flag} {text:?}: expected a duration such as 90s, 5m, 1h30m or 500ms"
+        ))
+    })
+}
+
+fn check_output(out: &Option<PathBuf>) -> Result<(), CliError> {
+    if let Some(out) = out
+        && out.is_dir()
+    {
+        return Err(CliError::Usage(format!(
+            "{}: is a directory; expected a file path for -o",
+            out.display()
+        )));
+    }
+    Ok(())
+}
+
+impl OdConfig {
+    pub fn from_args(args: OdArgs) -> Result<OdConfig, CliError> {
+        Ok(match args.command {
+            OdCommand::Detect(a) => {
+                let timeout = duration("--timeout", &a.timeout)?;
+                if timeout.is_zero() {
+                    return Err(CliError::Usage("--timeout: expected more than 0".into()));
+                }
+                let budget = a
+                    .budget
+                    .as_deref()
+                    .map(|b| duration("--budget", b))
+                    .transpose()?;
+                let jobs = match a.jobs {
+                    Some(0) => return Err(CliError::Usage("-j 0: expected at least 1".into())),
+                    Some(j) => j,
+                    None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                };
+                check_output(&a.output)?;
+                check_suite(&a.suite)?;
+                OdConfig::Detect(a, timeout, budget, jobs)
+            }
+            OdCommand::Plan(a) => {
+                check_suite(&a.suite)?;
+                OdConfig::Plan(a)
+            }
+            OdCommand::Replay(a) => {
+                let timeout = duration("--timeout", &a.timeout)?;
+                OdConfig::Replay(a, timeout)
+            }
+        })
+    }
+
+    pub fn run(self) -> Result<u8, CliError> {
+        match self {
+            OdConfig::Plan(a) => plan(a),
+            OdConfig::Detect(a, timeout, budget, jobs) => detect(a, timeout, budget, jobs),
+            OdConfig::Replay(a, timeout) => replay(a, timeout),
+        }
+    }
+}
+
+fn check_suite(s: &SuiteArgs) -> Result<(), CliError> {
+    if s.tests.is_none() && s.bundle.is_none() {
+        return Err(CliError::Usage(
+            "expected --tests LIST (or --bundle BUNDLE, whose tests are then the default order)"
+                .into(),
+        ));
+    }
+    if s.k == 0 {
+        return Err(CliError::Usage("--k 0: expected at least 1".into()));
+    }
+    let algos: Vec<Algo> = s.algo.iter().map(|a| a.algo()).collect();
+    if let Some(a) = algos.iter().find(|a| a.needs_access())
+        && s.access.is_none()
+        && s.bundle.is_none()
+    {
+        return Err(CliError::Usage(format!(
+            "--algo {a} needs each test's reads and writes: expected --access FILE or --bundle BUNDLE"
+        )));
+    }
+    Ok(())
+}
+
+/// The default order and, when given, the access sets.
+fn load_suite(s: &SuiteArgs) -> Result<(Vec<String>, Option<Access>), CliError> {
+    let from_bundle = match &s.bundle {
+        Some(b) => Some(input::access_from_bundle(b).map_err(CliError::Bundle)?),
+        None => None,
+    };
+    let ids = match (&s.tests, &from_bundle) {
+        (Some(list), _) => input::read_tests(list).map_err(CliError::Bundle)?,
+        (None, Some((bundle_ids, _))) => bundle_ids.clone(),
+        (None, None) => unreachable!("checked by check_suite"),
+    };
+    let access = match (&s.access, &from_bundle) {
+        (Some(path), _) => Some(input::read_access(path, &ids).map_err(CliError::Bundle)?),
+        (None, Some((bundle_ids, per_test))) => Some(input::access_for(&ids, bundle_ids, per_test)),
+        (None, None) => None,
+    };
+    Ok((ids, access))
+}
+
+fn params(s: &SuiteArgs) -> Params {
+    Params {
+        k: s.k,
+        trials: s.trials,
+        seed: s.seed,
+    }
+}
+
+fn plan(a: PlanArgs) -> Result<u8, CliError> {
+    let (ids, access) = load_suite(&a.suite)?;
+    let access = access.unwrap_or_else(|| Access::empty(ids.len()));
+    let mut all: Vec<(Algo, Vec<Schedule>)> = Vec::new();
+    for arg in &a.suite.algo {
+        let algo = arg.algo();
+        let s = if algo == Algo::Pradet {
+            pradet::plan(&access)
+        } else {
+            algo::schedules(algo, &ids, &access, params(&a.suite))
+                .map_err(|e| CliError::Usage(e.to_string()))?
+        };
+        all.push((algo, s));
+    }
+    let text = match a.format {
+        PlanFormat::Json => {
+            // One schedule per line: a plan can be long, and this keeps it greppable.
+            let mut s = String::from("{\"schedules\": [");
+            let mut first = true;
+            for (_, schedules) in &all {
+                for sched in schedules {
+                    let names: Vec<&str> = sched.iter().map(|&t| ids[t].as_str()).collect();
+                    s.push_str(if first { "\n  " } else { ",\n  " });
+                    s.push_str(&serde_json::to_string(&names).expect("strings serialize"));
+                    first = false;
+                }
+            }
+            s.push_str(if first { "]" } else { "\n]" });
+            if all.len() > 1 {
+                let counts: Vec<serde_json::Value> = all
+                    .iter()
+                    .map(|(a, s)| serde_json::json!({"algo": a.name(), "schedules": s.len()}))
+                    .collect();
+                s.push_str(&format!(
+                    ",\n\"algorithms\": {}",
+                    serde_json::to_string(&counts).expect("serializes")
+                ));
+            }
+            s.push_str("}\n");
+            s
+        }
+        PlanFormat::Text => {
+            let mut s = String::new();
+            for (algo, schedules) in &all {
+                s.push_str(&format!("# {algo}: {} schedules\n", schedules.len()));
+                for sched in schedules {
+                    let names: Vec<&str> = sched.iter().map(|&t| ids[t].as_str()).collect();
+                    s.push_str(&names.join(" "));
+                    s.push('\n');
+                }
+            }
+            s
+        }
+    };
+    output::emit(&text, None)?;
+    Ok(exit::OK)
+}
+
+fn work_dir() -> Result<tempfile::TempDir, CliError> {
+    tempfile::Builder::new()
+        .prefix("paf-od-")
+        .tempdir()
+        .map_err(|e| CliError::Internal(format!("cannot create a temporary directory: {e}")))
+}
+
+fn detect(
+    a: DetectArgs,
+    timeout: Duration,
+    budget: Option<Duration>,
+    jobs: usize,
+) -> Result<u8, CliError> {
+    let (ids, access) = load_suite(&a.suite)?;
+    let work = work_dir()?;
+    let runner = Runner {
+        command: a.runner.clone(),
+        timeout,
+        work: work.path().to_path_buf(),
+    };
+    let journal = a.output.as_deref().map(exec::journal_path);
+    let mut executor = Executor::new(
+        runner,
+        ids,
+        jobs,
+        budget,
+        journal.as_deref(),
+        !a.no_progress,
+    )
+    .map_err(CliError::Bundle)?;
+    let settings = DetectSettings {
+        algos: a.suite.algo.iter().map(|x| x.algo()).collect(),
+        params: params(&a.suite),
+        reruns: a.reruns,
+        runner: a.runner.clone(),
+        timeout_seconds: timeout.as_secs_f64(),
+        budget_seconds: budget.map(|b| b.as_secs_f64()),
+    };
+    let result = detect::detect(access.as_ref(), &settings, &mut executor);
+    executor.finish();
+    let report = result.map_err(|e| match e {
+        detect::DetectError::TooMany(e) => CliError::Usage(e.to_string()),
+        other => CliError::Usage(other.to_string()),
+    })?;
+    let json = od_report::json(&report);
+    if let Some(out) = &a.output {
+        output::emit(&json, Some(out))?;
+    }
+    let text = match a.format {
+        OdFormat::Table => od_report::table(&report),
+        OdFormat::Json => json,
+    };
+    output::emit(&text, None)?;
+    Ok(exit::OK)
+}
+
+fn replay(a: ReplayArgs, timeout: Duration) -> Result<u8, CliError> {
+    let report = input::read_report(&a.report).map_err(CliError::Bundle)?;
+    let Some(v) = report.verdicts.iter().find(|v| v.test == a.test) else {
+        let known: Vec<&str> = report.verdicts.iter().map(|v| v.test.as_str()).collect();
+        return Err(CliError::Usage(format!(
+            "{}: no verdict for {:?}; expected one of: {}",
+            a.report.display(),
+            a.test,
+            if known.is_empty() {
+                "(none)".to_string()
+            } else {
+                known.join(", ")
+            }
+        )));
+    };
+    // The recorded orders: the witness, the test alone, and every minimized finding.
+    let mut orders: Vec<(Vec<String>, Res)> = vec![(v.witness.clone(), v.witness_outcome.clone())];
+    if let Some(iso) = &v.isolated_outcome {
+        orders.push((vec![v.test.clone()], iso.clone()));
+    }
+    for f in &v.findings {
+        orders.push((f.order.clone(), f.outcome.clone()));
+    }
+    let mut unique: Vec<(Vec<String>, Res)> = Vec::new();
+    for o in orders {
+        if !unique.iter().any(|u| u.0 == o.0) {
+            unique.push(o);
+        }
+    }
+    let index = |id: &str| report.tests.iter().position(|t| t == id);
+    let mut schedules = Vec::new();
+    for (order, _) in &unique {
+        let s: Option<Schedule> = order.iter().map(|id| index(id)).collect();
+        schedules.push(s.ok_or_else(|| {
+            CliError::Bundle(vec![Problem::in_file(
+                &a.report,
+                "a witness names a test that is not in the report's test list",
+            )])
+        })?);
+    }
+    let work = work_dir()?;
+    let runner = Runner {
+        command: a.runner.clone().unwrap_or_else(|| report.runner.clone()),
+        timeout,
+        work: work.path().to_path_buf(),
+    };
+    let mut executor = Executor::new(runner, report.tests.clone(), 1, None, None, false)
+        .map_err(CliError::Bundle)?;
+    let t = index(&v.test).expect("the verdict's test is in the list");
+    let mut rows = Vec::new();
+    for (s, (order, expected)) in schedules.iter().zip(&unique) {
+        let batch: Vec<(Schedule, u32)> = (0..a.reruns.max(1)).map(|r| (s.clone(), r)).collect();
+        let runs = executor.run_batch("replay", &batch);
+        let observed: Vec<Res> = runs
+            .iter()
+            .map(|r| match r {
+                Some(run) => {
+                    // The test's position; a self-dependence witness runs it twice: the last.
+                    let p = s.iter().rposition(|&u| u == t).expect("t in its order");
+                    Res::from_observed(&run.results[p])
+                }
+                None => Res::Missing {
+                    reason: "not run".into(),
+                },
+            })
+            .collect();
+        let reproduced = observed.iter().all(|o| o == expected);
+        rows.push(serde_json::json!({
+            "order": order, "expected": expected, "observed": observed, "reproduced": reproduced,
+        }));
+    }
+    let text = match a.format {
+        OdFormat::Json => format!(
+            "{:#}\n",
+            serde_json::json!({"schema": "paf.od-replay/1", "test": v.test, "verdict": v.verdict, "orders": rows})
+        ),
+        OdFormat::Table => {
+            let mut t = comfy_table::Table::new();
+            t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED)
+                .set_content_arrangement(comfy_table::ContentArrangement::Disabled)
+                .set_header(vec!["Order", "Expected", "Observed", "Reproduced"]);
+            for (row, (order, expected)) in rows.iter().zip(&unique) {
+                let observed: Vec<Res> =
+                    serde_json::from_value(row["observed"].clone()).unwrap_or_default();
+                t.add_row(vec![
+                    order.join(" "),
+                    expected.text(),
+                    observed
+                        .iter()
+                        .map(Res::text)
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                    if row["reproduced"] == true {
+                        "yes"
+                    } else {
+                        "no"
+                    }
+                    .to_string(),
+                ]);
+            }
+            format!("{}: {}\n{t}\n", v.test, v.verdict.name())
+        }
+    };
+    output::emit(&text, None)?;
+    Ok(exit::OK)
+}
+
+/// The order-caused failures of a `paf.od/1` report, for `rank --exclude-od`.
+pub fn exclusions(path: &Path) -> Result<Vec<od_report::Excluded>, CliError> {
+    Ok(input::read_report(path)
+        .map_err(CliError::Bundle)?
+        .order_caused_failures())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("90"), Some(Duration::from_secs(90)));
+        assert_eq!(parse_duration("30m"), Some(Duration::from_secs(1800)));
+        assert_eq!(parse_duration("1h30m"), Some(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("500ms"), Some(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2.5s"), Some(Duration::from_millis(2500)));
+        assert_eq!(parse_duration("5 minutes"), None);
+        assert_eq!(parse_duration(""), None);
+        assert_eq!(parse_duration("m"), None);
+    }
+}

@@ -1,0 +1,350 @@
+//! Runs batches of schedules: each distinct (schedule, repetition) once, in parallel on `jobs`
+//! workers, until the budget runs out; every finished run is appended to a journal so that a
+//! later invocation with the same output resumes instead of starting over. Results come back
+//! in batch order, so what the analysis concludes never depends on timing.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::{Deserialize, Serialize};
+
+use super::report::{Res, RunProblem};
+use super::runner::{self, Runner};
+use super::{Missing, Observed, Schedule};
+use crate::trace::Problem;
+
+/// One finished run of a schedule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Run {
+    pub results: Vec<Observed>,
+    pub exit: String,
+    pub problems: Vec<String>,
+    pub stderr_tail: Option<String>,
+}
+
+/// A batch entry: a schedule and which repetition of it (0 for detection, 1.. for re-runs).
+pub type Job = (Schedule, u32);
+
+pub const JOURNAL_SCHEMA: &str = "paf.od-runs/1";
+
+#[derive(Serialize, Deserialize)]
+struct JournalHeader {
+    journal: String,
+    runner: String,
+    tests: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct JournalRecord {
+    order: Vec<String>,
+    rep: u32,
+    exit: String,
+    results: Vec<Res>,
+    #[serde(default)]
+    problems: Vec<String>,
+}
+
+pub struct Executor {
+    runner: Runner,
+    ids: Vec<String>,
+    jobs: usize,
+    deadline: Option<Instant>,
+    pub budget_exhausted: bool,
+    pub not_run: usize,
+    cache: HashMap<Job, Arc<Run>>,
+    /// Runs the analysis used, each distinct job once.
+    used: HashSet<Job>,
+    journal: Option<File>,
+    next_dir: AtomicU64,
+    pub executed: usize,
+    pub reused: usize,
+    problems: Vec<RunProblem>,
+    progress: ProgressBar,
+}
+
+impl Executor {
+    /// An executor over the test ids of the default order. With a journal path, runs recorded
+    /// there by an earlier invocation (same runner, same tests) are reused and new runs are
+    /// appended.
+    pub fn new(
+        runner: Runner,
+        ids: Vec<String>,
+        jobs: usize,
+        budget: Option<Duration>,
+        journal: Option<&Path>,
+        show_progress: bool,
+    ) -> Result<Executor, Vec<Problem>> {
+        let mut cache = HashMap::new();
+        let journal = match journal {
+            Some(path) => Some(open_journal(path, &runner.command, &ids, &mut cache)?),
+            None => None,
+        };
+        let progress = if show_progress && std::io::stderr().is_terminal() {
+            let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{msg:>12} [{bar:30}] {pos}/{len} runs, {elapsed} elapsed, ETA {eta}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        Ok(Executor {
+            runner,
+            ids,
+            jobs: jobs.max(1),
+            deadline: budget.map(|b| Instant::now() + b),
+            budget_exhausted: false,
+            not_run: 0,
+            cache,
+            used: HashSet::new(),
+            journal,
+            next_dir: AtomicU64::new(0),
+            executed: 0,
+            reused: 0,
+            problems: Vec::new(),
+            progress,
+        })
+    }
+
+    pub fn ids(&self) -> &[String] {
+        &self.ids
+    }
+
+    /// Distinct runs used so far.
+    pub fn runs_used(&self) -> usize {
+        self.used.len()
+    }
+
+    pub fn problems(&self) -> &[RunProblem] {
+        &self.problems
+    }
+
+    pub fn finish(&self) {
+        self.progress.finish_and_clear();
+    }
+
+    /// Runs a batch (duplicates and journalled runs are not run again). `None` for a job the
+    /// budget left unrun.
+    pub fn run_batch(&mut self, phase: &str, batch: &[Job]) -> Vec<Option<Arc<Run>>> {
+        let mut todo: Vec<Job> = Vec::new();
+        for job in batch {
+            if !self.cache.contains_key(job) && !todo.contains(job) {
+                todo.push(job.clone());
+            } else if self.cache.contains_key(job) && !self.used.contains(job) {
+                self.reused += 1;
+            }
+        }
+        if !todo.is_empty() {
+            self.progress.set_message(phase.to_string());
+            self.progress.inc_length(todo.len() as u64);
+            self.execute(&todo);
+        }
+        batch
+            .iter()
+            .map(|job| {
+                let run = self.cache.get(job).cloned();
+                if run.is_some() {
+                    self.used.insert(job.clone());
+                }
+                run
+            })
+            .collect()
+    }
+
+    fn execute(&mut self, todo: &[Job]) {
+        let next = AtomicUsize::new(0);
+        let (tx, rx) = mpsc::channel::<(usize, Option<runner::RunOutput>)>();
+        let workers = self.jobs.min(todo.len());
+        let runner = &self.runner;
+        let ids = &self.ids;
+        let deadline = self.deadline;
+        let dirs = &self.next_dir;
+        let mut finished: Vec<(usize, Option<runner::RunOutput>)> = Vec::new();
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                let tx = tx.clone();
+                let next = &next;
+                scope.spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        if i >= todo.len() {
+                            break;
+                        }
+                        if deadline.is_some_and(|d| Instant::now() >= d) {
+                            let _ = tx.send((i, None));
+                            continue;
+                        }
+                        let names: Vec<&str> = todo[i].0.iter().map(|&t| ids[t].as_str()).collect();
+                        let out = runner::run(runner, &names, dirs.fetch_add(1, Ordering::SeqCst));
+                        let _ = tx.send((i, Some(out)));
+                    }
+                });
+            }
+            drop(tx);
+            // Journal and progress from this thread as runs finish, so an interrupted
+            // invocation keeps every run it completed.
+            for (i, out) in rx {
+                if let Some(out) = &out {
+                    self.progress.inc(1);
+                    if let Some(j) = &mut self.journal {
+                        let (schedule, rep) = &todo[i];
+                        if !matches!(out.exit, runner::Exit::NotStarted(_)) {
+                            let record = JournalRecord {
+                                order: schedule.iter().map(|&t| ids[t].clone()).collect(),
+                                rep: *rep,
+                                exit: out.exit.text(),
+                                results: out.results.iter().map(Res::from_observed).collect(),
+                                problems: out.problems.clone(),
+                            };
+                            if let Ok(line) = serde_json::to_string(&record) {
+                                let _ = writeln!(j, "{line}");
+                                let _ = j.flush();
+                            }
+                        }
+                    }
+                }
+                finished.push((i, out));
+            }
+        });
+        finished.sort_by_key(|(i, _)| *i);
+        for (i, out) in finished {
+            let job = todo[i].clone();
+            match out {
+                None => {
+                    self.budget_exhausted = true;
+                    self.not_run += 1;
+                }
+                Some(out) => {
+                    self.executed += 1;
+                    let missing = out.results.iter().filter(|r| r.is_err()).count();
+                    let lost = out
+                        .results
+                        .iter()
+                        .any(|r| r.is_err() && !matches!(r, Err(Missing::Skipped)));
+                    if (lost || !out.problems.is_empty()) && self.problems.len() < 50 {
+                        {
+                            self.problems.push(RunProblem {
+                                order: job.0.iter().map(|&t| self.ids[t].clone()).collect(),
+                                rep: job.1,
+                                exit: out.exit.text(),
+                                missing,
+                                problems: out.problems.clone(),
+                                stderr_tail: out.stderr_tail.clone(),
+                            });
+                        }
+                    }
+                    self.cache.insert(
+                        job,
+                        Arc::new(Run {
+                            results: out.results,
+                            exit: out.exit.text(),
+                            problems: out.problems,
+                            stderr_tail: out.stderr_tail,
+                        }),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Opens (or creates) the journal, loading its runs into `cache`.
+fn open_journal(
+    path: &Path,
+    runner: &str,
+    ids: &[String],
+    cache: &mut HashMap<Job, Arc<Run>>,
+) -> Result<File, Vec<Problem>> {
+    let index: HashMap<&str, usize> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.as_str(), i))
+        .collect();
+    let cannot = |e: std::io::Error| vec![Problem::in_file(path, format!("cannot open: {e}"))];
+    if path.exists() {
+        let file = File::open(path).map_err(cannot)?;
+        let mut lines = BufReader::new(file).lines();
+        let header: Option<JournalHeader> = lines
+            .next()
+            .and_then(|l| l.ok())
+            .and_then(|l| serde_json::from_str(&l).ok());
+        match header {
+            Some(h) if h.journal == JOURNAL_SCHEMA => {
+                if h.runner != runner || h.tests != ids {
+                    return Err(vec![Problem::at(
+                        path,
+                        1,
+                        "this journal was written for another runner command or test list; expected the same --runner and tests to resume (delete it to start over)",
+                    )]);
+                }
+            }
+            _ => {
+                return Err(vec![Problem::at(
+                    path,
+                    1,
+                    format!(
+                        "expected a {JOURNAL_SCHEMA} journal header (delete the file to start over)"
+                    ),
+                )]);
+            }
+        }
+        for (no, line) in lines.enumerate() {
+            let Ok(line) = line else { break };
+            // A torn last line (the process was killed while writing) is simply not reused.
+            let Ok(r) = serde_json::from_str::<JournalRecord>(&line) else {
+                continue;
+            };
+            let schedule: Option<Schedule> = r
+                .order
+                .iter()
+                .map(|id| index.get(id.as_str()).copied())
+                .collect();
+            let Some(schedule) = schedule else {
+                return Err(vec![Problem::at(
+                    path,
+                    no as u64 + 2,
+                    "a run names a test that is not in the test list",
+                )]);
+            };
+            if r.results.len() != schedule.len() {
+                continue;
+            }
+            cache.insert(
+                (schedule, r.rep),
+                Arc::new(Run {
+                    results: r.results.iter().map(Res::observed).collect(),
+                    exit: r.exit,
+                    problems: r.problems,
+                    stderr_tail: None,
+                }),
+            );
+        }
+        OpenOptions::new().append(true).open(path).map_err(cannot)
+    } else {
+        let mut f = File::create(path).map_err(cannot)?;
+        let header = JournalHeader {
+            journal: JOURNAL_SCHEMA.to_string(),
+            runner: runner.to_string(),
+            tests: ids.to_vec(),
+        };
+        writeln!(f, "{}", serde_json::to_string(&header).expect("serializes")).map_err(cannot)?;
+        Ok(f)
+    }
+}
+
+/// The journal that goes with an output file: `OUT.runs.jsonl`.
+pub fn journal_path(output: &Path) -> PathBuf {
+    let mut name = output.file_name().unwrap_or_default().to_os_string();
+    name.push(".runs.jsonl");
+    output.with_file_name(name)
+}

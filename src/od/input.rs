@@ -1,0 +1,299 @@
+//! Reading the order-dependence inputs: test lists, access files, a bundle's static accesses,
+//! and `paf.od/1` reports. Every problem names the file and line and says what was expected.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::Path;
+
+use serde::Deserialize;
+
+use super::Access;
+use super::report::{OD_SCHEMA, OdReport};
+use crate::trace::Problem;
+use crate::trace::{Bundle, Event, Source, Var};
+
+fn read_text(path: &Path) -> Result<String, Vec<Problem>> {
+    std::fs::read_to_string(path)
+        .map_err(|e| vec![Problem::in_file(path, format!("cannot read: {e}"))])
+}
+
+/// A test list: one id per line, in the default order; blank lines and lines starting with
+/// `#` are ignored, surrounding spaces trimmed. Duplicates are errors.
+pub fn read_tests(path: &Path) -> Result<Vec<String>, Vec<Problem>> {
+    parse_tests(path, &read_text(path)?)
+}
+
+pub fn parse_tests(path: &Path, text: &str) -> Result<Vec<String>, Vec<Problem>> {
+    let mut ids = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut problems = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let id = line.trim();
+        if id.is_empty() || id.starts_with('#') {
+            continue;
+        }
+        if let Some(first) = seen.get(id) {
+            problems.push(Problem::at(
+                path,
+                i as u64 + 1,
+                format!(
+                    "duplicate test id {id:?} (first on line {first}); expected each test once"
+                ),
+            ));
+            continue;
+        }
+        seen.insert(id.to_string(), i + 1);
+        ids.push(id.to_string());
+    }
+    if ids.is_empty() && problems.is_empty() {
+        problems.push(Problem::in_file(
+            path,
+            "no tests: expected one test id per line",
+        ));
+    }
+    if problems.is_empty() {
+        Ok(ids)
+    } else {
+        Err(problems)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AccessFile {
+    format: String,
+    version: u64,
+    tests: BTreeMap<String, TestAccess>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TestAccess {
+    #[serde(default)]
+    reads: Vec<String>,
+    #[serde(default)]
+    writes: Vec<String>,
+}
+
+pub const ACCESS_FORMAT: &str = "paf-od-access";
+
+/// An access file (docs/order-dependence.md): for each test id, the state it reads before
+/// writing it and the state it writes, recorded in the default order. Tests of `ids` it does
+/// not name access nothing; a test it names that is not in `ids` is an error.
+pub fn read_access(path: &Path, ids: &[String]) -> Result<Access, Vec<Problem>> {
+    let text = read_text(path)?;
+    parse_access(path, &text, ids)
+}
+
+pub fn parse_access(path: &Path, text: &str, ids: &[String]) -> Result<Access, Vec<Problem>> {
+    let file: AccessFile = serde_json::from_str(text).map_err(|e| {
+        let mut p = Problem::json(path, e.line() as u64, &e);
+        p.message = format!(
+            "{}; expected {{\"format\": \"{ACCESS_FORMAT}\", \"version\": 1, \"tests\": {{ID: {{\"reads\": [...], \"writes\": [...]}}}}}}",
+            p.message
+        );
+        vec![p]
+    })?;
+    let mut problems = Vec::new();
+    if file.format != ACCESS_FORMAT || file.version != 1 {
+        problems.push(Problem::at(
+            path,
+            line_of(text, "\"format\""),
+            format!(
+                "format {:?} version {}: expected \"{ACCESS_FORMAT}\" version 1",
+                file.format, file.version
+            ),
+        ));
+    }
+    let index: HashMap<&str, usize> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.as_str(), i))
+        .collect();
+    let mut per_test: Vec<(Vec<String>, Vec<String>)> = vec![(Vec::new(), Vec::new()); ids.len()];
+    for (id, a) in file.tests {
+        match index.get(id.as_str()) {
+            Some(&t) => per_test[t] = (a.reads, a.writes),
+            None => problems.push(Problem::at(
+                path,
+                line_of(text, &serde_json::to_string(&id).unwrap_or_default()),
+                format!("test {id:?} is not in the test list; expected only ids of listed tests"),
+            )),
+        }
+    }
+    if problems.is_empty() {
+        Ok(Access::from_names(&per_test))
+    } else {
+        Err(problems)
+    }
+}
+
+/// The 1-based line of the first occurrence of `needle` (1 if absent).
+fn line_of(text: &str, needle: &str) -> u64 {
+    text.find(needle)
+        .map_or(1, |at| text[..at].matches('\n').count() as u64 + 1)
+}
+
+/// The bundle's test ids in file order and each test's static-state accesses: a static field
+/// the test uses (or copies from) before defining it is a read; every static field it defines
+/// is a write (docs/trace-format.md, variable kind `static`).
+pub fn access_from_bundle(
+    path: &Path,
+) -> Result<(Vec<String>, Vec<(Vec<String>, Vec<String>)>), Vec<Problem>> {
+    let mut bundle = Bundle::open(path)?;
+    let mut reader = bundle.tests().map_err(|p| vec![p])?;
+    let mut ids = Vec::new();
+    let mut per_test = Vec::new();
+    let mut problems = Vec::new();
+    while let Some(item) = reader.next() {
+        let test = match item {
+            Ok(t) => t,
+            Err(mut found) => {
+                problems.append(&mut found);
+                continue;
+            }
+        };
+        let symbols = reader.symbols();
+        let mut written: HashSet<crate::trace::Sym> = HashSet::new();
+        let mut reads: Vec<String> = Vec::new();
+        let mut writes: Vec<String> = Vec::new();
+        let read = |name: crate::trace::Sym, written: &HashSet<_>, reads: &mut Vec<String>| {
+            if !written.contains(&name) {
+                let s = symbols.name(name).to_string();
+                if !reads.contains(&s) {
+                    reads.push(s);
+                }
+            }
+        };
+        for event in &test.events {
+            match event {
+                Event::Use {
+                    var: Var::Static { name },
+                    ..
+                } => read(*name, &written, &mut reads),
+                Event::Branch { uses, .. } => {
+                    for v in uses {
+                        if let Var::Static { name } = v {
+                            read(*name, &written, &mut reads);
+                        }
+                    }
+                }
+                Event::Def { var, source, .. } => {
+                    if let Source::Copy {
+                        from: Var::Static { name },
+                        ..
+                    } = source
+                    {
+                        read(*name, &written, &mut reads);
+                    }
+                    if let Var::Static { name } = var {
+                        written.insert(*name);
+                        let s = symbols.name(*name).to_string();
+                        if !writes.contains(&s) {
+                            writes.push(s);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        ids.push(test.id.clone());
+        per_test.push((reads, writes));
+    }
+    if problems.is_empty() {
+        Ok((ids, per_test))
+    } else {
+        Err(problems)
+    }
+}
+
+/// Access sets for `ids` from a bundle's per-test accesses (tests the bundle lacks access
+/// nothing).
+pub fn access_for(
+    ids: &[String],
+    bundle_ids: &[String],
+    per_test: &[(Vec<String>, Vec<String>)],
+) -> Access {
+    let index: HashMap<&str, usize> = bundle_ids
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.as_str(), i))
+        .collect();
+    let rows: Vec<(Vec<String>, Vec<String>)> = ids
+        .iter()
+        .map(|id| {
+            index
+                .get(id.as_str())
+                .map(|&i| per_test[i].clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    Access::from_names(&rows)
+}
+
+/// A `paf.od/1` report written by `od detect`.
+pub fn read_report(path: &Path) -> Result<OdReport, Vec<Problem>> {
+    let text = read_text(path)?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| vec![Problem::json(path, e.line() as u64, &e)])?;
+    if value.get("schema").and_then(|s| s.as_str()) != Some(OD_SCHEMA) {
+        return Err(vec![Problem::at(
+            path,
+            line_of(&text, "\"schema\""),
+            format!("expected a {OD_SCHEMA} report (from paf od detect -o)"),
+        )]);
+    }
+    serde_json::from_value(value).map_err(|e| {
+        vec![Problem::in_file(
+            path,
+            format!("not a valid {OD_SCHEMA} report: {e}"),
+        )]
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_lists() {
+        let p = Path::new("tests.txt");
+        assert_eq!(
+            parse_tests(p, "# comment\nA.a\n\n  B.b  \n").unwrap(),
+            vec!["A.a", "B.b"]
+        );
+        let err = parse_tests(p, "A.a\nB.b\nA.a\n").unwrap_err();
+        assert_eq!(err[0].line, Some(3));
+        assert!(err[0].message.contains("first on line 1"));
+        assert!(parse_tests(p, "\n# nothing\n").is_err());
+    }
+
+    #[test]
+    fn access_files() {
+        let p = Path::new("access.json");
+        let ids: Vec<String> = vec!["T1".into(), "T2".into()];
+        let a = parse_access(
+            p,
+            r#"{"format": "paf-od-access", "version": 1,
+               "tests": {"T2": {"reads": ["x"]}, "T1": {"writes": ["x", "y"]}}}"#,
+            &ids,
+        )
+        .unwrap();
+        assert_eq!(a.fields, vec!["x", "y"]);
+        assert!(a.writes[0].contains(&0) && a.reads[1].contains(&0));
+        let err = parse_access(
+            p,
+            "{\"format\": \"paf-od-access\", \"version\": 1,\n \"tests\": {\n\"T9\": {}}}",
+            &ids,
+        )
+        .unwrap_err();
+        assert_eq!(err[0].line, Some(3));
+        let err = parse_access(p, "{\"format\": \"paf-od-access\",\n \"version\": 1, \"tests\": {\"T1\": {\"reads\": 3}}}", &ids)
+            .unwrap_err();
+        assert_eq!(err[0].line, Some(2));
+        assert!(
+            err[0].message.contains("expected {\"format\""),
+            "{}",
+            err[0].message
+        );
+    }
+}

@@ -1,0 +1,164 @@
+//! The order-dependence filter: finds test failures caused by the order tests ran in
+//! (DTDetector, PRADET, ElectricTest) by running schedules through a real test runner, so that
+//! `paf rank --exclude-od` can leave them out of the ranking. See docs/order-dependence.md.
+//!
+//! Pure parts: [`algo`] (schedules from test ids and access sets), [`pradet`] (the dependency
+//! graph refinement as a state machine), [`ddmin`] (delta debugging), [`verdict`] (what a set
+//! of observations means). Parts with effects: [`runner`] (one schedule in one fresh process),
+//! [`exec`] (cache, journal, parallelism, budget, progress), [`detect`] (drives everything),
+//! [`input`] (reads test lists, access files and reports).
+
+pub mod algo;
+pub mod ddmin;
+pub mod detect;
+pub mod exec;
+pub mod input;
+pub mod pradet;
+pub mod report;
+pub mod runner;
+pub mod verdict;
+
+use std::collections::BTreeSet;
+
+use serde::{Deserialize, Serialize};
+
+/// A test, as its position in the default order.
+pub type Test = usize;
+
+/// An order to run tests in, one fresh process per schedule.
+pub type Schedule = Vec<Test>;
+
+/// The static state each test reads and writes, recorded in the default order.
+///
+/// `reads` are the *upward-exposed* reads: state the test reads before writing it itself, so
+/// a value it may have received from an earlier test. `writes` is everything it writes.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Access {
+    /// Names of the state locations (static fields, files), indexed by the sets below.
+    pub fields: Vec<String>,
+    pub reads: Vec<BTreeSet<usize>>,
+    pub writes: Vec<BTreeSet<usize>>,
+}
+
+impl Access {
+    /// An access table for `n` tests with nothing read or written.
+    pub fn empty(n: usize) -> Access {
+        Access {
+            fields: Vec::new(),
+            reads: vec![BTreeSet::new(); n],
+            writes: vec![BTreeSet::new(); n],
+        }
+    }
+
+    /// Builds the table from names, interning the fields in first-seen order.
+    pub fn from_names<S: AsRef<str>>(per_test: &[(Vec<S>, Vec<S>)]) -> Access {
+        let mut access = Access::empty(per_test.len());
+        for (t, (reads, writes)) in per_test.iter().enumerate() {
+            for r in reads {
+                let f = access.field(r.as_ref());
+                access.reads[t].insert(f);
+            }
+            for w in writes {
+                let f = access.field(w.as_ref());
+                access.writes[t].insert(f);
+            }
+        }
+        access
+    }
+
+    /// The index of a field name, added if new.
+    pub fn field(&mut self, name: &str) -> usize {
+        match self.fields.iter().position(|f| f == name) {
+            Some(i) => i,
+            None => {
+                self.fields.push(name.to_string());
+                self.fields.len() - 1
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.reads.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.reads.is_empty()
+    }
+
+    /// Whether the test reads or writes anything.
+    pub fn touches(&self, t: Test) -> bool {
+        !self.reads[t].is_empty() || !self.writes[t].is_empty()
+    }
+}
+
+/// What one test did in one run, as the runner reported it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "lowercase")]
+pub enum Outcome {
+    Pass,
+    /// Failed with `exception` thrown at `class`:`line` (any of them may be unknown).
+    Fail {
+        exception: Option<String>,
+        class: Option<String>,
+        line: Option<i64>,
+    },
+}
+
+impl Outcome {
+    pub fn is_pass(&self) -> bool {
+        matches!(self, Outcome::Pass)
+    }
+
+    /// Short text for tables: `pass`, or `fail Exception at Class:line`.
+    pub fn text(&self) -> String {
+        match self {
+            Outcome::Pass => "pass".to_string(),
+            Outcome::Fail {
+                exception,
+                class,
+                line,
+            } => {
+                let mut s = format!("fail {}", exception.as_deref().unwrap_or("(no exception)"));
+                if class.is_some() || line.is_some() {
+                    s.push_str(&format!(
+                        " at {}:{}",
+                        class.as_deref().unwrap_or("?"),
+                        line.map_or("?".to_string(), |l| l.to_string())
+                    ));
+                }
+                s
+            }
+        }
+    }
+}
+
+/// Why a test has no outcome in a run. Never read as a failure.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Missing {
+    /// The schedule ran past its time limit and its process group was killed.
+    Timeout,
+    /// The runner ended (exit status or signal given) before writing this test's result.
+    Crashed(String),
+    /// The runner ended normally but wrote no (or no readable) result for this test.
+    NoResult,
+    /// The runner could not be started.
+    NotStarted(String),
+    /// The runner reported the test as skipped.
+    Skipped,
+}
+
+impl Missing {
+    pub fn text(&self) -> String {
+        match self {
+            Missing::Timeout => "no result: timeout".to_string(),
+            Missing::Crashed(how) => format!("no result: runner crashed ({how})"),
+            Missing::NoResult => "no result".to_string(),
+            Missing::NotStarted(why) => format!("no result: runner not started ({why})"),
+            Missing::Skipped => "skipped".to_string(),
+        }
+    }
+}
+
+/// One test's result in one run: an outcome, or the reason there is none.
+pub type Observed = Result<Outcome, Missing>;

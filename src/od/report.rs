@@ -1,0 +1,430 @@
+//! The `paf.od/1` report: what `od detect` found, as a value that is written as JSON (and read
+//! back by `od replay` and `rank --exclude-od`) and rendered as tables.
+
+use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use serde::{Deserialize, Serialize};
+
+use super::{Missing, Observed, Outcome};
+
+pub const OD_SCHEMA: &str = "paf.od/1";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OdReport {
+    pub schema: String,
+    /// The runner command as given.
+    pub runner: String,
+    /// The default order.
+    pub tests: Vec<String>,
+    pub settings: Settings,
+    pub summary: Summary,
+    /// Per algorithm, in the order run: schedules and runs spent, tests whose outcome changed.
+    pub algorithms: Vec<AlgoReport>,
+    /// One entry per test whose outcome changed, in default order.
+    pub verdicts: Vec<VerdictReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dependencies: Option<Dependencies>,
+    /// Runs with missing results or protocol problems (at most 50).
+    #[serde(default)]
+    pub problems: Vec<RunProblem>,
+    pub budget: BudgetReport,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub algorithms: Vec<String>,
+    pub k: usize,
+    pub trials: usize,
+    pub seed: u64,
+    pub reruns: u32,
+    pub timeout_seconds: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub tests: usize,
+    pub failing_in_default_order: usize,
+    pub victims: usize,
+    pub brittle: usize,
+    pub self_dependent: usize,
+    pub non_deterministic: usize,
+    pub inconclusive: usize,
+    /// Victims that failed in the default order: `rank --exclude-od` drops these.
+    pub order_caused_failures: usize,
+    /// Brittle tests that passed in the default order: failures the order hid.
+    pub masked_failures: usize,
+    /// Schedule runs the analysis used (each distinct schedule and repetition once).
+    pub runs: usize,
+    /// Of those, run by this invocation; the rest came from the journal of an earlier one.
+    pub executed: usize,
+    pub reused: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AlgoReport {
+    pub algo: String,
+    /// Schedules the algorithm asked for (for `pradet`: data dependencies to test).
+    pub schedules: usize,
+    /// Schedules run (or taken from the journal); fewer when the budget ran out.
+    pub runs: usize,
+    pub complete: bool,
+    /// Tests whose outcome differed from the default order in some schedule of this algorithm.
+    pub changed: Vec<String>,
+}
+
+/// A test's result as reported: an outcome, or `missing` with the reason.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "lowercase")]
+pub enum Res {
+    Pass,
+    Fail {
+        exception: Option<String>,
+        class: Option<String>,
+        line: Option<i64>,
+    },
+    Missing {
+        reason: String,
+    },
+}
+
+impl Res {
+    pub fn from_observed(o: &Observed) -> Res {
+        match o {
+            Ok(Outcome::Pass) => Res::Pass,
+            Ok(Outcome::Fail {
+                exception,
+                class,
+                line,
+            }) => Res::Fail {
+                exception: exception.clone(),
+                class: class.clone(),
+                line: *line,
+            },
+            Err(m) => Res::Missing { reason: m.text() },
+        }
+    }
+
+    pub fn from_outcome(o: &Outcome) -> Res {
+        Res::from_observed(&Ok(o.clone()))
+    }
+
+    /// Back to an observation (a missing result keeps only its text).
+    pub fn observed(&self) -> Observed {
+        match self {
+            Res::Pass => Ok(Outcome::Pass),
+            Res::Fail {
+                exception,
+                class,
+                line,
+            } => Ok(Outcome::Fail {
+                exception: exception.clone(),
+                class: class.clone(),
+                line: *line,
+            }),
+            Res::Missing { .. } => Err(Missing::NoResult),
+        }
+    }
+
+    pub fn text(&self) -> String {
+        match self {
+            Res::Missing { reason } => reason.clone(),
+            other => match other.observed() {
+                Ok(o) => o.text(),
+                Err(m) => m.text(),
+            },
+        }
+    }
+
+    pub fn is_fail(&self) -> bool {
+        matches!(self, Res::Fail { .. })
+    }
+}
+
+/// iDFlakies' categories, plus `inconclusive` when runs gave no result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Passes alone; fails when its polluters run before it.
+    Victim,
+    /// Fails alone; passes when its state-setters run before it.
+    Brittle,
+    /// Its outcome changes only when it runs twice in one process.
+    SelfDependent,
+    /// Its outcome changes with the order held fixed.
+    NonDeterministic,
+    /// Some run needed for a verdict gave no result (timeout, crash, budget).
+    Inconclusive,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Victim => "victim",
+            Verdict::Brittle => "brittle",
+            Verdict::SelfDependent => "self-dependent",
+            Verdict::NonDeterministic => "non-deterministic",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+
+    /// Victims and brittle tests are order-dependent.
+    pub fn is_order_dependent(self) -> bool {
+        matches!(self, Verdict::Victim | Verdict::Brittle)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VerdictReport {
+    pub test: String,
+    pub verdict: Verdict,
+    /// The outcome in the default order (the reference run).
+    pub default_outcome: Res,
+    /// The outcome when run alone, if it was run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolated_outcome: Option<Res>,
+    /// A victim that passes alone and failed in the default order: its failure is an artifact
+    /// of the order, and `rank --exclude-od` removes it from the ranking.
+    pub order_caused_failure: bool,
+    /// A brittle test that passed in the default order: a failure the order hid.
+    pub masked_failure: bool,
+    /// The outcome also changes when the test runs twice in one process.
+    pub self_dependent: bool,
+    /// The minimal order showing the order-dependent outcome (victim: failing; brittle:
+    /// passing; self-dependent: the test twice; non-deterministic: the order that disagreed).
+    pub witness: Vec<String>,
+    pub witness_outcome: Res,
+    /// Tests that must run before a victim for it to fail (for a brittle test: tests that,
+    /// after its state-setters, make it fail).
+    pub polluters: Vec<String>,
+    /// Tests that must run before a brittle test for it to pass.
+    pub state_setters: Vec<String>,
+    /// Every distinct outcome other than the isolated one, with its minimized order.
+    pub findings: Vec<Finding>,
+    /// Algorithms in whose schedules the outcome changed.
+    pub found_by: Vec<String>,
+    /// The re-runs of each order, in the order-fixed check.
+    pub confirmation: Vec<Confirmation>,
+    /// Schedule runs spent on this test after detection (confirmation, isolation, minimization).
+    pub runs: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    pub outcome: Res,
+    /// The minimized order: `before`, then the test.
+    pub order: Vec<String>,
+    pub before: Vec<String>,
+    /// Removing any one test of `before` loses the outcome (checked by running).
+    pub one_minimal: bool,
+    /// Length of the order it was first seen in, before minimization.
+    pub found_in_order_of: usize,
+    /// The algorithm whose schedule first showed it (`default` for the default order).
+    pub found_by: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Confirmation {
+    pub order: Vec<String>,
+    pub expected: Res,
+    pub observed: Vec<Res>,
+    pub agreed: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Dependencies {
+    /// ElectricTest's data dependencies of the default order: candidates, not verdicts.
+    pub data: Vec<DataDependenceReport>,
+    /// PRADET's refinement of the read-after-write ones, when `pradet` ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pradet: Vec<PradetEdgeReport>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DataDependenceReport {
+    /// `read-after-write` or `write-after-read`.
+    pub kind: String,
+    pub reader: String,
+    pub writer: String,
+    pub fields: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PradetEdgeReport {
+    pub dependent: String,
+    pub on: String,
+    pub fields: Vec<String>,
+    /// `manifest`, `dropped`, `untestable`, or `pending` (budget ran out).
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Vec<String>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunProblem {
+    pub order: Vec<String>,
+    pub rep: u32,
+    pub exit: String,
+    pub missing: usize,
+    pub problems: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stderr_tail: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BudgetReport {
+    pub limit_seconds: Option<f64>,
+    pub exhausted: bool,
+    /// Schedules not run because the budget ran out.
+    pub not_run: usize,
+}
+
+/// A test that `rank --exclude-od` takes out of the ranking, with the evidence.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Excluded {
+    pub test: String,
+    pub verdict: String,
+    pub witness: Vec<String>,
+    pub polluters: Vec<String>,
+}
+
+impl OdReport {
+    /// The order-caused failures: victims that pass alone and failed in the default order.
+    pub fn order_caused_failures(&self) -> Vec<Excluded> {
+        self.verdicts
+            .iter()
+            .filter(|v| v.verdict == Verdict::Victim && v.order_caused_failure)
+            .map(|v| Excluded {
+                test: v.test.clone(),
+                verdict: v.verdict.name().to_string(),
+                witness: v.witness.clone(),
+                polluters: v.polluters.clone(),
+            })
+            .collect()
+    }
+}
+
+/// The report as pretty JSON with a final newline.
+pub fn json(report: &OdReport) -> String {
+    let mut s = serde_json::to_string_pretty(report).expect("a report always serializes");
+    s.push('\n');
+    s
+}
+
+fn list(names: &[String]) -> String {
+    if names.is_empty() {
+        "-".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The verdicts, the algorithms' costs and the summary as text tables.
+pub fn table(report: &OdReport) -> String {
+    let mut out = String::new();
+    if report.verdicts.is_empty() {
+        out.push_str("No test changed its outcome.\n");
+    } else {
+        let mut t = Table::new();
+        t.load_style(UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Disabled)
+            .set_header(vec![
+                "Test",
+                "Verdict",
+                "Default order",
+                "Alone",
+                "Witness (minimal order)",
+                "Polluters / state-setters",
+                "Runs",
+            ]);
+        for v in &report.verdicts {
+            let mut verdict = v.verdict.name().to_string();
+            if v.order_caused_failure {
+                verdict.push_str(" (order-caused failure)");
+            }
+            if v.masked_failure {
+                verdict.push_str(" (masked failure)");
+            }
+            if v.self_dependent && v.verdict != Verdict::SelfDependent {
+                verdict.push_str(" (also self-dependent)");
+            }
+            let who = if !v.state_setters.is_empty() {
+                let mut s = format!("setters: {}", list(&v.state_setters));
+                if !v.polluters.is_empty() {
+                    s.push_str(&format!("; polluters: {}", list(&v.polluters)));
+                }
+                s
+            } else {
+                list(&v.polluters)
+            };
+            t.add_row(vec![
+                v.test.clone(),
+                verdict,
+                v.default_outcome.text(),
+                v.isolated_outcome
+                    .as_ref()
+                    .map_or("-".to_string(), Res::text),
+                format!("{} -> {}", v.witness.join(" "), v.witness_outcome.text()),
+                who,
+                v.runs.to_string(),
+            ]);
+        }
+        out.push_str(&t.to_string());
+        out.push('\n');
+    }
+    let mut a = Table::new();
+    a.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(vec!["Algorithm", "Schedules", "Runs", "Changed"]);
+    for r in &report.algorithms {
+        let runs = if r.complete {
+            r.runs.to_string()
+        } else {
+            format!("{} (incomplete)", r.runs)
+        };
+        a.add_row(vec![
+            r.algo.clone(),
+            r.schedules.to_string(),
+            runs,
+            list(&r.changed),
+        ]);
+    }
+    out.push_str(&a.to_string());
+    out.push('\n');
+    let s = &report.summary;
+    out.push_str(&format!(
+        "{} tests ({} failing in the default order): {} victims ({} order-caused failures), {} brittle ({} masked failures), {} self-dependent, {} non-deterministic, {} inconclusive; {} runs ({} executed, {} reused)\n",
+        s.tests,
+        s.failing_in_default_order,
+        s.victims,
+        s.order_caused_failures,
+        s.brittle,
+        s.masked_failures,
+        s.self_dependent,
+        s.non_deterministic,
+        s.inconclusive,
+        s.runs,
+        s.executed,
+        s.reused
+    ));
+    if report.budget.exhausted {
+        out.push_str(&format!(
+            "budget exhausted: {} schedules not run; run again with the same -o to resume\n",
+            report.budget.not_run
+        ));
+    }
+    for p in &report.problems {
+        out.push_str(&format!(
+            "warning: a run of {} test(s) ({}) left {} without a result{}\n",
+            p.order.len(),
+            p.exit,
+            p.missing,
+            if p.problems.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", p.problems.join("; "))
+            }
+        ));
+    }
+    out
+}

@@ -1,0 +1,492 @@
+//! Runs one schedule through the user's runner command in a fresh process (the protocol of
+//! docs/order-dependence.md): the test ids go to a file, never into a shell string; the
+//! command runs in its own process group, which is killed on timeout and after it ends; the
+//! results (JSON Lines or JUnit XML) are matched to the schedule, and a test without a result
+//! is reported as missing with the reason, never as a failure.
+
+use std::fs;
+use std::io::Read;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use quick_xml::events::Event;
+use serde::Deserialize;
+
+use super::{Missing, Observed, Outcome};
+
+/// How to run schedules.
+#[derive(Clone, Debug)]
+pub struct Runner {
+    /// The command, run by `/bin/sh -c` with the tests file and `-o RESULTS` appended as
+    /// positional arguments.
+    pub command: String,
+    /// Per schedule; the whole process group is killed when it runs out.
+    pub timeout: Duration,
+    /// Where per-schedule files go (a fresh directory per schedule is made inside).
+    pub work: PathBuf,
+}
+
+/// How the runner process ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+    Timeout,
+    NotStarted(String),
+}
+
+impl Exit {
+    pub fn text(&self) -> String {
+        match self {
+            Exit::Code(c) => format!("exit status {c}"),
+            Exit::Signal(s) => format!("killed by signal {s}"),
+            Exit::Timeout => "timeout".to_string(),
+            Exit::NotStarted(why) => format!("not started: {why}"),
+        }
+    }
+}
+
+/// One schedule's run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunOutput {
+    pub exit: Exit,
+    /// One entry per position of the schedule.
+    pub results: Vec<Observed>,
+    /// Protocol problems: malformed result lines, results for tests not in the schedule.
+    pub problems: Vec<String>,
+    /// The last lines of the runner's standard error, when some result is missing.
+    pub stderr_tail: Option<String>,
+}
+
+/// Runs `ids` (one schedule, in order) and reads the results. `n` names the schedule's
+/// directory inside `runner.work` (it is removed afterwards).
+pub fn run(runner: &Runner, ids: &[&str], n: u64) -> RunOutput {
+    let dir = runner.work.join(format!("s{n}"));
+    let scratch = dir.join("scratch");
+    let out = match prepare(&dir, &scratch, ids) {
+        Ok(()) => execute(runner, &dir, &scratch, ids),
+        Err(e) => not_started(ids.len(), format!("cannot prepare {}: {e}", dir.display())),
+    };
+    let _ = fs::remove_dir_all(&dir);
+    out
+}
+
+fn prepare(dir: &Path, scratch: &Path, ids: &[&str]) -> std::io::Result<()> {
+    fs::create_dir_all(scratch)?;
+    let mut list = String::new();
+    for id in ids {
+        list.push_str(id);
+        list.push('\n');
+    }
+    fs::write(dir.join("tests.txt"), list)
+}
+
+fn not_started(len: usize, why: String) -> RunOutput {
+    RunOutput {
+        exit: Exit::NotStarted(why.clone()),
+        results: vec![Err(Missing::NotStarted(why)); len],
+        problems: Vec::new(),
+        stderr_tail: None,
+    }
+}
+
+fn execute(runner: &Runner, dir: &Path, scratch: &Path, ids: &[&str]) -> RunOutput {
+    let tests = dir.join("tests.txt");
+    let results = dir.join("results");
+    let (stdout, stderr) = match (
+        fs::File::create(dir.join("stdout")),
+        fs::File::create(dir.join("stderr")),
+    ) {
+        (Ok(o), Ok(e)) => (o, e),
+        (Err(e), _) | (_, Err(e)) => return not_started(ids.len(), e.to_string()),
+    };
+    // The paths are appended as "$@", so nothing of ours is ever parsed by the shell.
+    let mut cmd = Command::new("/bin/sh");
+    cmd.arg("-c")
+        .arg(format!("{} \"$@\"", runner.command))
+        .arg("paf-od")
+        .arg(&tests)
+        .arg("-o")
+        .arg(&results)
+        .env("PAF_OD_TESTS", &tests)
+        .env("PAF_OD_RESULTS", &results)
+        .env("PAF_OD_SCRATCH", scratch)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .process_group(0);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return not_started(ids.len(), e.to_string()),
+    };
+    let pgid = child.id() as i32;
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(2);
+    let exit = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break exit_of(status),
+            Ok(None) => {}
+            Err(e) => break Exit::NotStarted(e.to_string()),
+        }
+        if start.elapsed() >= runner.timeout {
+            kill_group(pgid);
+            let _ = child.wait();
+            break Exit::Timeout;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(50));
+    };
+    // Whatever the runner left behind (a forked server, a hung child) goes with it: the next
+    // schedule must start from a fresh environment.
+    kill_group(pgid);
+    let text = fs::read(&results).ok();
+    let (mut observed, problems) = match &text {
+        Some(bytes) => parse_results(&String::from_utf8_lossy(bytes), ids),
+        None => (vec![None; ids.len()], Vec::new()),
+    };
+    let why = match &exit {
+        Exit::Timeout => Missing::Timeout,
+        Exit::Signal(_) => Missing::Crashed(exit.text()),
+        Exit::Code(0) => Missing::NoResult,
+        Exit::Code(_) => Missing::Crashed(exit.text()),
+        Exit::NotStarted(w) => Missing::NotStarted(w.clone()),
+    };
+    let any_missing = observed.iter().any(Option::is_none);
+    let stderr_tail = any_missing.then(|| tail(&dir.join("stderr")));
+    let mut problems = problems;
+    if text.is_none() && !ids.is_empty() {
+        problems.push(format!(
+            "the runner wrote no results file ({})",
+            exit.text()
+        ));
+    }
+    RunOutput {
+        exit,
+        results: observed
+            .iter_mut()
+            .map(|o| o.take().unwrap_or_else(|| Err(why.clone())))
+            .collect(),
+        problems,
+        stderr_tail,
+    }
+}
+
+fn exit_of(status: ExitStatus) -> Exit {
+    match (status.code(), status.signal()) {
+        (Some(c), _) => Exit::Code(c),
+        (None, Some(s)) => Exit::Signal(s),
+        (None, None) => Exit::Code(-1),
+    }
+}
+
+fn kill_group(pgid: i32) {
+    // SAFETY: kill(2) with a negative pid signals the process group we created; it has no
+    // memory effects, and an error (no such group any more) is harmless.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+/// The last 20 lines (at most 4 KiB) of a file.
+fn tail(path: &Path) -> String {
+    let mut buf = Vec::new();
+    if let Ok(mut f) = fs::File::open(path) {
+        let _ = f.read_to_end(&mut buf);
+    }
+    let text = String::from_utf8_lossy(&buf[buf.len().saturating_sub(4096)..]).to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(20)..].join("\n")
+}
+
+/// One JSON Lines result record.
+#[derive(Deserialize)]
+struct RawResult {
+    test: String,
+    outcome: String,
+    #[serde(default)]
+    exception: Option<String>,
+    #[serde(default)]
+    class: Option<String>,
+    #[serde(default)]
+    line: Option<i64>,
+}
+
+/// A parsed result before matching: test id and outcome (`None`: skipped).
+type Record = (String, Option<Outcome>);
+
+/// Parses a results file (JUnit XML if it starts with `<`, JSON Lines otherwise) and matches
+/// it to the schedule: the i-th result for an id goes to the id's i-th position.
+pub fn parse_results(text: &str, ids: &[&str]) -> (Vec<Option<Observed>>, Vec<String>) {
+    let (records, mut problems) = if text.trim_start().starts_with('<') {
+        parse_junit(text)
+    } else {
+        parse_jsonl(text)
+    };
+    let mut observed: Vec<Option<Observed>> = vec![None; ids.len()];
+    for (id, outcome) in records {
+        let slot = (0..ids.len()).find(|&p| ids[p] == id && observed[p].is_none());
+        match slot {
+            Some(p) => observed[p] = Some(outcome.ok_or(Missing::Skipped)),
+            None => problems.push(format!(
+                "result for {id:?}, which is not in the schedule (or has all its results already)"
+            )),
+        }
+    }
+    (observed, problems)
+}
+
+fn parse_jsonl(text: &str) -> (Vec<Record>, Vec<String>) {
+    let mut records = Vec::new();
+    let mut problems = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let no = i + 1;
+        let raw: RawResult = match serde_json::from_str(line) {
+            Ok(r) => r,
+            Err(e) => {
+                problems.push(format!(
+                    "results line {no}: {e}; expected {{\"test\": ID, \"outcome\": \"pass\"|\"fail\", \"exception\", \"class\", \"line\"}}"
+                ));
+                continue;
+            }
+        };
+        let outcome = match raw.outcome.as_str() {
+            "pass" => Some(Outcome::Pass),
+            "fail" | "error" => Some(Outcome::Fail {
+                exception: raw.exception,
+                class: raw.class,
+                line: raw.line,
+            }),
+            "skip" | "skipped" => None,
+            other => {
+                problems.push(format!(
+                    "results line {no}: outcome {other:?}; expected \"pass\", \"fail\", \"error\" or \"skip\""
+                ));
+                continue;
+            }
+        };
+        records.push((raw.test, outcome));
+    }
+    (records, problems)
+}
+
+/// JUnit XML (Ant/Surefire style): each `<testcase classname name>` is one result, id
+/// `classname.name`; a `<failure>` or `<error>` child makes it fail with its `type`, thrown at
+/// the first `at Class.method(File:line)` frame of its text; `<skipped>` makes it skipped.
+fn parse_junit(text: &str) -> (Vec<Record>, Vec<String>) {
+    let mut reader = quick_xml::Reader::from_str(text);
+    let mut records = Vec::new();
+    let mut problems = Vec::new();
+    // The open testcase: id, outcome so far, whether we are inside its failure element.
+    let mut case: Option<(String, Option<Outcome>)> = None;
+    let mut in_failure = false;
+    let mut failure_text = String::new();
+    loop {
+        let event = match reader.read_event() {
+            Ok(e) => e,
+            Err(e) => {
+                problems.push(format!(
+                    "results (JUnit XML) at byte {}: {e}",
+                    reader.buffer_position()
+                ));
+                break;
+            }
+        };
+        match event {
+            Event::Eof => break,
+            ev @ (Event::Start(_) | Event::Empty(_)) if matches!(&ev, Event::Start(e) | Event::Empty(e) if e.name().as_ref() == "testcase") =>
+            {
+                let (Event::Start(e) | Event::Empty(e)) = &ev else {
+                    continue;
+                };
+                let empty = matches!(ev, Event::Empty(_));
+                if let Some(done) = case.take() {
+                    records.push(done);
+                }
+                let attr = |key: &str| {
+                    e.attributes()
+                        .flatten()
+                        .find(|a| a.key.as_ref() == key)
+                        .and_then(|a| {
+                            a.normalized_value(quick_xml::XmlVersion::default())
+                                .ok()
+                                .map(|v| v.into_owned())
+                        })
+                };
+                let id = match (attr("classname"), attr("name")) {
+                    (Some(c), Some(n)) if !c.is_empty() => format!("{c}.{n}"),
+                    (_, Some(n)) => n,
+                    _ => {
+                        problems.push("results (JUnit XML): a testcase without name".to_string());
+                        continue;
+                    }
+                };
+                if empty {
+                    // `<testcase/>` has no children and no end tag: it passed.
+                    records.push((id, Some(Outcome::Pass)));
+                } else {
+                    case = Some((id, Some(Outcome::Pass)));
+                }
+            }
+            Event::Start(e) | Event::Empty(e)
+                if matches!(e.name().as_ref(), "failure" | "error" | "skipped") =>
+            {
+                let name = e.name().as_ref().to_string();
+                if let Some((_, outcome)) = &mut case {
+                    if name == "skipped" {
+                        *outcome = None;
+                    } else if matches!(outcome, Some(Outcome::Pass)) {
+                        let ty = e
+                            .attributes()
+                            .flatten()
+                            .find(|a| a.key.as_ref() == "type")
+                            .and_then(|a| {
+                                a.normalized_value(quick_xml::XmlVersion::default())
+                                    .ok()
+                                    .map(|v| v.into_owned())
+                            });
+                        *outcome = Some(Outcome::Fail {
+                            exception: ty,
+                            class: None,
+                            line: None,
+                        });
+                        in_failure = true;
+                        failure_text.clear();
+                    }
+                }
+            }
+            Event::Text(t) if in_failure => failure_text.push_str(&t.xml10_content()),
+            Event::CData(t) if in_failure => failure_text.push_str(&t.xml10_content()),
+            Event::GeneralRef(r) if in_failure => {
+                if let Ok(s) = quick_xml::escape::unescape(&format!("&{};", &*r)) {
+                    failure_text.push_str(&s);
+                }
+            }
+            Event::End(e) if matches!(e.name().as_ref(), "failure" | "error") => {
+                if in_failure
+                    && let Some((_, Some(Outcome::Fail { class, line, .. }))) = &mut case
+                    && let Some((c, l)) = first_frame(&failure_text)
+                {
+                    *class = Some(c);
+                    *line = Some(l);
+                }
+                in_failure = false;
+            }
+            Event::End(e) if e.name().as_ref() == "testcase" => {
+                if let Some(done) = case.take() {
+                    records.push(done);
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(done) = case.take() {
+        records.push(done);
+    }
+    (records, problems)
+}
+
+/// The class and line of the first `at Class.method(File.java:LINE)` frame of a stack trace.
+fn first_frame(text: &str) -> Option<(String, i64)> {
+    static FRAME: OnceLock<regex::Regex> = OnceLock::new();
+    let re = FRAME.get_or_init(|| {
+        regex::Regex::new(r"at\s+([\w$.]+)\.[\w$<>]+\([^:()]*:(\d+)\)").expect("valid regex")
+    });
+    let caps = re.captures(text)?;
+    Some((caps[1].to_string(), caps[2].parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fail(e: &str, c: Option<&str>, l: Option<i64>) -> Observed {
+        Ok(Outcome::Fail {
+            exception: Some(e.to_string()),
+            class: c.map(String::from),
+            line: l,
+        })
+    }
+
+    #[test]
+    fn json_lines_match_positions_and_repeats() {
+        let text = r#"{"test":"A.a","outcome":"pass"}
+{"test":"B.b","outcome":"fail","exception":"java.lang.NullPointerException","class":"B","line":7}
+
+{"test":"A.a","outcome":"fail","exception":"E","class":null,"line":null}
+not json
+{"test":"Z.z","outcome":"pass"}
+"#;
+        let (obs, problems) = parse_results(text, &["A.a", "B.b", "A.a", "C.c"]);
+        assert_eq!(obs[0], Some(Ok(Outcome::Pass)));
+        assert_eq!(
+            obs[1],
+            Some(fail("java.lang.NullPointerException", Some("B"), Some(7)))
+        );
+        assert_eq!(obs[2], Some(fail("E", None, None)));
+        assert_eq!(obs[3], None);
+        assert_eq!(problems.len(), 2);
+        assert!(problems[0].starts_with("results line 5:"), "{problems:?}");
+        assert!(problems[1].contains("\"Z.z\""));
+    }
+
+    #[test]
+    fn junit_xml_results() {
+        let text = r#"<?xml version="1.0" encoding="UTF-8"?>
+<testsuite name="s" tests="3">
+  <testcase classname="org.a.FooTest" name="one" time="0.01"/>
+  <testcase classname="org.a.FooTest" name="two">
+    <failure type="java.lang.AssertionError" message="boom">java.lang.AssertionError: boom
+	at org.junit.Assert.fail(Assert.java:89)
+	at org.a.FooTest.two(FooTest.java:12)</failure>
+  </testcase>
+  <testcase classname="org.a.FooTest" name="three"><skipped/></testcase>
+  <testcase classname="org.a.FooTest" name="four"><error type="java.lang.IllegalStateException"><![CDATA[java.lang.IllegalStateException
+	at org.a.Foo.&lt;init&gt;(Foo.java:3)]]></error></testcase>
+</testsuite>"#;
+        let ids = [
+            "org.a.FooTest.one",
+            "org.a.FooTest.two",
+            "org.a.FooTest.three",
+            "org.a.FooTest.four",
+        ];
+        let (obs, problems) = parse_results(text, &ids);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(obs[0], Some(Ok(Outcome::Pass)));
+        assert_eq!(
+            obs[1],
+            Some(fail(
+                "java.lang.AssertionError",
+                Some("org.junit.Assert"),
+                Some(89)
+            ))
+        );
+        assert_eq!(obs[2], Some(Err(Missing::Skipped)));
+        // CDATA is not unescaped: `&lt;init&gt;` stays as written and the frame still parses.
+        assert_eq!(
+            obs[3]
+                .as_ref()
+                .unwrap()
+                .as_ref()
+                .unwrap()
+                .text()
+                .split(' ')
+                .nth(1),
+            Some("java.lang.IllegalStateException")
+        );
+    }
+
+    #[test]
+    fn frame_regex() {
+        assert_eq!(
+            first_frame("x\n\tat a.b.C$D.m(C.java:42)\n"),
+            Some(("a.b.C$D".to_string(), 42))
+        );
+        assert_eq!(first_frame("no frames"), None);
+    }
+}

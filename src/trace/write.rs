@@ -1,0 +1,99 @@
+//! Writing trace bundles (format v1): the counterpart of the reader, used by `paf synth`.
+//!
+//! Records are the reader's own [`raw`](super::raw) structs, so what paf writes is by
+//! construction what it reads. Tests are written one at a time and never held in memory.
+
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::raw::{Manifest, Record, Statement};
+
+/// How `tests.jsonl` is stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Compression {
+    #[default]
+    None,
+    Gzip,
+    Zstd,
+}
+
+impl Compression {
+    fn suffix(self) -> &'static str {
+        match self {
+            Compression::None => "",
+            Compression::Gzip => ".gz",
+            Compression::Zstd => ".zst",
+        }
+    }
+}
+
+/// Streams a bundle to a directory.
+pub struct BundleWriter {
+    dir: PathBuf,
+    tests: Box<dyn Write>,
+    line: Vec<u8>,
+}
+
+impl BundleWriter {
+    /// Creates `dir` (if needed) and writes the manifest and the statement table.
+    pub fn create(
+        dir: &Path,
+        manifest: &Manifest,
+        statements: &[Statement],
+        compression: Compression,
+    ) -> io::Result<BundleWriter> {
+        fs::create_dir_all(dir)?;
+        // Stale files from an earlier bundle in the same directory would make it ambiguous.
+        for name in [
+            "tests.jsonl",
+            "tests.jsonl.gz",
+            "tests.jsonl.zst",
+            "static-duas.jsonl",
+        ] {
+            let _ = fs::remove_file(dir.join(name));
+        }
+        let mut m = serde_json::to_string_pretty(manifest)?;
+        m.push('\n');
+        fs::write(dir.join("manifest.json"), m)?;
+        let mut st = BufWriter::new(File::create(dir.join("statements.jsonl"))?);
+        for s in statements {
+            serde_json::to_writer(&mut st, s)?;
+            st.write_all(b"\n")?;
+        }
+        st.flush()?;
+        let path = dir.join(format!("tests.jsonl{}", compression.suffix()));
+        let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
+        let tests: Box<dyn Write> = match compression {
+            Compression::None => Box::new(file),
+            Compression::Gzip => Box::new(flate2::write::GzEncoder::new(
+                file,
+                flate2::Compression::fast(),
+            )),
+            Compression::Zstd => Box::new(zstd::Encoder::new(file, 3)?.auto_finish()),
+        };
+        Ok(BundleWriter {
+            dir: dir.to_path_buf(),
+            tests,
+            line: Vec::with_capacity(256),
+        })
+    }
+
+    /// Appends one record of `tests.jsonl`.
+    pub fn record(&mut self, record: &Record<'_>) -> io::Result<()> {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, record)?;
+        self.line.push(b'\n');
+        self.tests.write_all(&self.line)
+    }
+
+    /// Writes a file next to the bundle's own (e.g. a ground-truth CSV).
+    pub fn side_file(&self, name: &str, contents: &str) -> io::Result<()> {
+        fs::write(self.dir.join(name), contents)
+    }
+
+    /// Flushes everything; the bundle is complete when this returns.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.tests.flush()
+    }
+}

@@ -1,0 +1,165 @@
+//! Malformed bundles: every case under `testdata/malformed/` must make `paf validate` and
+//! `paf rank` exit with code 2 and a message naming the file, the line and what was expected,
+//! never a panic. Outputs are compared with `expected.validate.txt` / `expected.rank.txt` in
+//! each case directory; run with `UPDATE_GOLDEN=1` to rewrite them, then review the diff.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pretty_assertions::assert_eq;
+
+/// Stands for the repository path wherever it would appear in an output.
+const ROOT_TOKEN: &str = "<ROOT>";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `paf` from the repository root (so paths print as `testdata/malformed/...`) and
+/// returns its exit code, stdout and stderr with the repository path redacted.
+fn paf(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_paf"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run paf");
+    let redact = |bytes: Vec<u8>| {
+        String::from_utf8(bytes)
+            .expect("paf prints UTF-8")
+            .replace(root().to_str().expect("UTF-8 repository path"), ROOT_TOKEN)
+    };
+    (
+        out.status.code().unwrap_or(-1),
+        redact(out.stdout),
+        redact(out.stderr),
+    )
+}
+
+/// The golden file format: exit code, then stdout, then stderr.
+fn transcript(code: i32, stdout: &str, stderr: &str) -> String {
+    format!("exit: {code}\n--- stdout\n{stdout}--- stderr\n{stderr}")
+}
+
+fn check(golden: &Path, actual: &str) {
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(golden, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(golden).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with UPDATE_GOLDEN=1 to create it)",
+            golden.display()
+        )
+    });
+    assert_eq!(expected, actual, "golden file {}", golden.display());
+}
+
+fn cases() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join("testdata/malformed"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn every_malformed_bundle_is_rejected_with_its_expected_messages() {
+    let names = cases();
+    for required in [
+        "truncated-json",
+        "wrong-types",
+        "unknown-statement",
+        "frame-never-entered",
+        "copy-loop",
+        "test-without-events",
+        "duplicate-test-ids",
+        "empty-bundle",
+        "non-utf8",
+        "several-problems",
+    ] {
+        assert!(
+            names.iter().any(|n| n == required),
+            "testdata/malformed/{required} is missing"
+        );
+    }
+    for name in names {
+        let bundle = format!("testdata/malformed/{name}");
+        for command in ["validate", "rank"] {
+            let (code, stdout, stderr) = paf(&[command, &bundle]);
+            let shown = format!("paf {command} {bundle}");
+            assert_eq!(code, 2, "{shown}: exit code\nstderr: {stderr}");
+            assert!(!stderr.contains("panicked"), "{shown} panicked: {stderr}");
+            // Every problem line names a file of this bundle.
+            let problems = if command == "validate" {
+                &stdout
+            } else {
+                &stderr
+            };
+            for line in problems.lines() {
+                let line = line.strip_prefix("error: ").unwrap_or(line);
+                assert!(
+                    line.starts_with(&bundle),
+                    "{shown}: a message that does not name the bundle's file: {line}"
+                );
+            }
+            let golden = root().join(&bundle).join(format!("expected.{command}.txt"));
+            check(&golden, &transcript(code, &stdout, &stderr));
+        }
+    }
+}
+
+/// `validate` lists the problems of every test, not only the first one found.
+#[test]
+fn validate_lists_every_problem_in_every_test() {
+    let bundle = "testdata/malformed/several-problems";
+    let (code, stdout, _) = paf(&["validate", bundle]);
+    assert_eq!(code, 2);
+    let file = format!("{bundle}/tests.jsonl");
+    // Worked out from the bundle: fTest1 (lines 1-24) uses statement 470 on line 22; fTest2
+    // (25-37) claims 10 events for 11; pTest1 (38-...) has a string frame on line 41 and an
+    // event of a frame never entered on line 44.
+    let expected_lines = [
+        format!("{file}:22: unknown statement id 470"),
+        format!("{file}:37: end record says 10 events but 11"),
+        format!("{file}:41:23: field \"frame\": invalid type: string \"1\""),
+        format!("{file}:44: frame 7 was never entered"),
+    ];
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), expected_lines.len() + 1, "{stdout}");
+    for (line, want) in lines.iter().zip(&expected_lines) {
+        assert!(
+            line.starts_with(want.as_str()),
+            "{line:?} should start with {want:?}"
+        );
+    }
+    assert_eq!(lines[4], format!("{bundle}: 4 problem(s)"));
+}
+
+/// A bundle whose tests are stored as `tests.jsonl.gz` ranks exactly like the plain one.
+#[test]
+fn gzip_bundle_ranks_like_the_plain_bundle() {
+    let plain = root().join("traces/motivating");
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["manifest.json", "statements.jsonl"] {
+        std::fs::copy(plain.join(file), dir.path().join(file)).unwrap();
+    }
+    let tests = std::fs::read(plain.join("tests.jsonl")).unwrap();
+    let gz = std::fs::File::create(dir.path().join("tests.jsonl.gz")).unwrap();
+    let mut encoder = flate2::write::GzEncoder::new(gz, flate2::Compression::default());
+    encoder.write_all(&tests).unwrap();
+    encoder.finish().unwrap();
+    assert!(!dir.path().join("tests.jsonl").exists());
+
+    let gz_dir = dir.path().to_str().unwrap();
+    for format in ["table", "json", "csv"] {
+        let want = paf(&["rank", "traces/motivating", "--format", format]);
+        let got = paf(&["rank", gz_dir, "--format", format]);
+        assert_eq!(want.0, 0, "plain bundle: {}", want.2);
+        assert!(!want.1.is_empty());
+        assert_eq!(got, want, "--format {format}");
+    }
+}

@@ -5,7 +5,7 @@
 //! number of tests: each DUA keeps a count of covering passing tests and at most
 //! `max_covering` of their ids.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::dataflow::Dua;
 
@@ -23,7 +23,7 @@ pub struct Coverage {
 /// All DUAs seen so far.
 #[derive(Debug)]
 pub struct DuaTable {
-    duas: HashMap<Dua, Coverage>,
+    duas: FxHashMap<Dua, Coverage>,
     max_covering: usize,
 }
 
@@ -31,7 +31,7 @@ impl DuaTable {
     /// A table keeping at most `max_covering` covering test ids per DUA (`usize::MAX`: all).
     pub fn new(max_covering: usize) -> DuaTable {
         DuaTable {
-            duas: HashMap::new(),
+            duas: FxHashMap::default(),
             max_covering,
         }
     }

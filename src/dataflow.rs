@@ -3,7 +3,7 @@
 //!
 //! Everything here is a pure function of one [`TestTrace`]; no IO.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::fmt;
 
 use serde::Serialize;
@@ -115,7 +115,7 @@ pub struct FrameInfo {
 pub struct Replay {
     pub defs: Vec<Definition>,
     pub uses: Vec<UseRecord>,
-    pub frames: HashMap<FrameId, FrameInfo>,
+    pub frames: FxHashMap<FrameId, FrameInfo>,
     /// Frames entered from the test body, in order: the test's calls into the code under test.
     pub top_level: Vec<FrameId>,
 }
@@ -156,10 +156,10 @@ pub struct ReplayError {
 /// bundles field initializers with the constructor).
 pub fn replay(test: &TestTrace) -> Result<Replay, ReplayError> {
     let mut r = Replay::default();
-    let mut last: HashMap<Var, u32> = HashMap::new();
+    let mut last: FxHashMap<Var, u32> = FxHashMap::default();
     // Array allocations define every element; they are looked up lazily on first read so a
     // large array costs one entry, not one per element.
-    let mut arrays: HashMap<ObjId, (u64, u32)> = HashMap::new();
+    let mut arrays: FxHashMap<ObjId, (u64, u32)> = FxHashMap::default();
     let ctor_entries = constructor_entries(test);
 
     for (i, event) in test.events.iter().enumerate() {
@@ -329,8 +329,8 @@ pub fn replay(test: &TestTrace) -> Result<Replay, ReplayError> {
 
 /// The reaching definition of `var`, materialising an array element's default on first read.
 fn reaching(
-    last: &HashMap<Var, u32>,
-    arrays: &HashMap<ObjId, (u64, u32)>,
+    last: &FxHashMap<Var, u32>,
+    arrays: &FxHashMap<ObjId, (u64, u32)>,
     defs: &mut Vec<Definition>,
     var: Var,
     test: &TestTrace,
@@ -365,7 +365,7 @@ fn reaching(
 
 /// The name of a variable, given the frames entered so far (a return slot is named by its
 /// frame's method).
-fn name_of(var: Var, frames: &HashMap<FrameId, FrameInfo>) -> VarName {
+fn name_of(var: Var, frames: &FxHashMap<FrameId, FrameInfo>) -> VarName {
     match var {
         Var::Local { name, .. } | Var::Field { name, .. } | Var::Static { name } => {
             VarName::Named(name)
@@ -377,8 +377,8 @@ fn name_of(var: Var, frames: &HashMap<FrameId, FrameInfo>) -> VarName {
 }
 
 /// Event indices of constructor entries per receiver object, in order.
-fn constructor_entries(test: &TestTrace) -> HashMap<ObjId, Vec<u32>> {
-    let mut out: HashMap<ObjId, Vec<u32>> = HashMap::new();
+fn constructor_entries(test: &TestTrace) -> FxHashMap<ObjId, Vec<u32>> {
+    let mut out: FxHashMap<ObjId, Vec<u32>> = FxHashMap::default();
     for (i, event) in test.events.iter().enumerate() {
         if let Event::Enter {
             this: Some(obj),
@@ -400,8 +400,8 @@ fn bundled_with_constructor(
     at: u32,
     obj: ObjId,
     frame: Option<FrameId>,
-    frames: &HashMap<FrameId, FrameInfo>,
-    ctor_entries: &HashMap<ObjId, Vec<u32>>,
+    frames: &FxHashMap<FrameId, FrameInfo>,
+    ctor_entries: &FxHashMap<ObjId, Vec<u32>>,
     events: &[Event],
 ) -> u32 {
     let entries = ctor_entries.get(&obj).map_or(&[][..], Vec::as_slice);

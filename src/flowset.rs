@@ -1,7 +1,7 @@
 //! Phase 2 (PAF section 3.2): cluster failures with the same (crash origin, crash variable,
 //! crash statement) into flow-sets, and decide each flow-set's locality.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::dataflow::{Failure, Origin, VarName};
 use crate::trace::StmtIx;
@@ -56,7 +56,7 @@ pub fn failure_is_local(failure: &Failure) -> bool {
 
 /// Groups failures into flow-sets, ordered by their first member in bundle order.
 pub fn group(failures: &[Failure]) -> Vec<FlowSet> {
-    let mut index: HashMap<FlowKey, usize> = HashMap::new();
+    let mut index: FxHashMap<FlowKey, usize> = FxHashMap::default();
     let mut sets: Vec<FlowSet> = Vec::new();
     for (i, failure) in failures.iter().enumerate() {
         let key = FlowKey::of(failure);

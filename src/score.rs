@@ -1,7 +1,7 @@
 //! Phase 3 (PAF section 3.3): theta and the likelihood of a precondition violation per flow-set.
 
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
 
 use crate::coverage::DuaTable;
 use crate::dataflow::{Dua, VarName};
@@ -63,11 +63,11 @@ pub struct Score {
 
 /// Scores every flow-set against the DUA table.
 pub fn score(sets: &[FlowSet], duas: &DuaTable) -> Vec<Score> {
-    let wanted: HashSet<(StmtIx, VarName)> = sets
+    let wanted: FxHashSet<(StmtIx, VarName)> = sets
         .iter()
         .flat_map(|s| s.key.vars.iter().map(|&(v, _)| (s.key.crash_stmt, v)))
         .collect();
-    let mut theta: HashMap<(StmtIx, VarName), Vec<Dua>> = HashMap::new();
+    let mut theta: FxHashMap<(StmtIx, VarName), Vec<Dua>> = FxHashMap::default();
     for (dua, _) in duas.iter() {
         if wanted.contains(&(dua.use_, dua.var)) {
             theta.entry((dua.use_, dua.var)).or_default().push(*dua);
@@ -75,7 +75,7 @@ pub fn score(sets: &[FlowSet], duas: &DuaTable) -> Vec<Score> {
     }
     sets.iter()
         .map(|set| {
-            let mut seen = HashSet::new();
+            let mut seen = FxHashSet::default();
             let vars: Vec<VarScore> = set
                 .key
                 .vars

@@ -206,7 +206,9 @@ fn exclude_order_caused(
     let mut dropped = Vec::new();
     for e in order_caused {
         // A test the bundle does not hold, or that passed in it, has nothing to exclude.
-        let Some(ix) = index_of(&e.test) else { continue };
+        let Some(ix) = index_of(&e.test) else {
+            continue;
+        };
         let failed = analysis.failures.iter().any(|f| f.test == ix)
             || analysis.unanalyzed.iter().any(|u| u.test == ix);
         if !failed {

@@ -243,9 +243,7 @@ impl Iterator for KPermutations {
         }
         // Advance: bump the last position that can take a larger unused test, refill the rest.
         loop {
-            let Some(last) = cur.pop() else {
-                return None;
-            };
+            let last = cur.pop()?;
             self.used[last] = false;
             if let Some(t) = self.next_unused(last + 1) {
                 self.used[t] = true;

@@ -185,7 +185,7 @@ pub fn detect(
         let (planned, ran) = if a == Algo::Pradet {
             let mut r = Refinement::new(access_or_empty);
             let mut ran = 0;
-            while let Some((_, s)) = r.next() {
+            while let Some((_, s)) = r.next_schedule() {
                 let Some(run) = exec.run_batch(a.name(), &[(s.clone(), 0)])[0].clone() else {
                     // Out of budget: leave the edge pending.
                     break;
@@ -242,11 +242,11 @@ pub fn detect(
             }
         }
     }
-    for t in 0..n {
-        if let Some(tw) = &st.twice[t] {
+    for (twice, runs) in st.twice.iter().zip(per_test_runs.iter_mut()).take(n) {
+        if let Some(tw) = twice {
             for rep in 1..=reruns {
                 batch.push((tw.schedule.clone(), rep));
-                per_test_runs[t].insert((tw.schedule.clone(), rep));
+                runs.insert((tw.schedule.clone(), rep));
             }
         }
     }

@@ -127,6 +127,9 @@ pub fn parse_access(path: &Path, text: &str, ids: &[String]) -> Result<Access, V
     }
 }
 
+/// One test's static-state accesses: the static fields it reads, then those it writes.
+pub type StaticAccess = (Vec<String>, Vec<String>);
+
 /// The 1-based line of the first occurrence of `needle` (1 if absent).
 fn line_of(text: &str, needle: &str) -> u64 {
     text.find(needle)
@@ -136,9 +139,7 @@ fn line_of(text: &str, needle: &str) -> u64 {
 /// The bundle's test ids in file order and each test's static-state accesses: a static field
 /// the test uses (or copies from) before defining it is a read; every static field it defines
 /// is a write (docs/trace-format.md, variable kind `static`).
-pub fn access_from_bundle(
-    path: &Path,
-) -> Result<(Vec<String>, Vec<(Vec<String>, Vec<String>)>), Vec<Problem>> {
+pub fn access_from_bundle(path: &Path) -> Result<(Vec<String>, Vec<StaticAccess>), Vec<Problem>> {
     let mut bundle = Bundle::open(path)?;
     let mut reader = bundle.tests().map_err(|p| vec![p])?;
     let mut ids = Vec::new();

@@ -94,7 +94,7 @@ impl Refinement {
 
     /// The next schedule to run, or `None` when every edge is decided (pending edges left then
     /// become untestable). Must be followed by [`Refinement::record`].
-    pub fn next(&mut self) -> Option<(usize, Schedule)> {
+    pub fn next_schedule(&mut self) -> Option<(usize, Schedule)> {
         assert!(self.testing.is_none(), "record the last schedule first");
         for &e in &self.order {
             if self.edges[e].state != EdgeState::Pending {
@@ -127,7 +127,7 @@ impl Refinement {
     /// Runs to the end assuming no inversion changes anything: the schedules `od plan` shows.
     pub fn plan_all(mut self) -> Vec<Schedule> {
         let mut out = Vec::new();
-        while let Some((_, s)) = self.next() {
+        while let Some((_, s)) = self.next_schedule() {
             out.push(s);
             self.record(false);
         }
@@ -238,21 +238,21 @@ mod tests {
         // Edges t2 -> t1, t3 -> t1, t3 -> t2 (0-based: 1->0, 2->0, 2->1).
         assert_eq!(r.edges.len(), 3);
         // Source-first: t3 -> t2 first. Inverted, t2 runs after t3: t1, t3 (t2 cut off).
-        let (e, s) = r.next().unwrap();
+        let (e, s) = r.next_schedule().unwrap();
         assert_eq!((r.edges[e].dependent, r.edges[e].on), (2, 1));
         assert_eq!(s, vec![0, 2]);
         r.record(true); // t3 fails without foo
         // t3 -> t1 would close the cycle t3 -> t2 -> t1 -> t3: deferred; t2 -> t1 next.
-        let (e, s) = r.next().unwrap();
+        let (e, s) = r.next_schedule().unwrap();
         assert_eq!((r.edges[e].dependent, r.edges[e].on), (1, 0));
         assert_eq!(s, vec![1]);
         r.record(false); // t2 initializes by itself
         // Now t3 -> t1 is testable: t2, t3, with t1 after (cut off).
-        let (e, s) = r.next().unwrap();
+        let (e, s) = r.next_schedule().unwrap();
         assert_eq!((r.edges[e].dependent, r.edges[e].on), (2, 0));
         assert_eq!(s, vec![1, 2]);
         r.record(false);
-        assert!(r.next().is_none());
+        assert!(r.next_schedule().is_none());
         assert_eq!(
             states(&r),
             vec![
@@ -267,7 +267,7 @@ mod tests {
     fn an_edge_that_stays_in_a_cycle_is_untestable() {
         // PRADET Figure 4 B: t2 -> t1 and t3 -> t2 manifest leave t3 -> t1 untestable.
         let mut r = Refinement::new(&joint());
-        while let Some(_) = r.next() {
+        while r.next_schedule().is_some() {
             r.record(true);
         }
         assert_eq!(
@@ -291,13 +291,13 @@ mod tests {
             (vec!["data"], vec!["cloneString"]),
         ]);
         let mut r = Refinement::new(&a);
-        let (_, s) = r.next().unwrap();
+        let (_, s) = r.next_schedule().unwrap();
         assert_eq!(s, vec![3]);
         r.record(true);
-        let (_, s) = r.next().unwrap();
+        let (_, s) = r.next_schedule().unwrap();
         assert_eq!(s, vec![1]);
         r.record(true);
-        assert!(r.next().is_none());
+        assert!(r.next_schedule().is_none());
         assert_eq!(plan(&a), vec![vec![3], vec![1]]);
     }
 

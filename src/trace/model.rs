@@ -3,7 +3,7 @@
 //! Strings that repeat across events (method, field and local names) are interned into
 //! [`Sym`]s so that an event is a few machine words and comparisons are integer compares.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// An interned string. Only meaningful together with the [`Symbols`] that made it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -12,7 +12,7 @@ pub struct Sym(pub u32);
 /// String interner shared by everything read from one bundle.
 #[derive(Debug, Default)]
 pub struct Symbols {
-    ids: HashMap<Box<str>, Sym>,
+    ids: FxHashMap<Box<str>, Sym>,
     names: Vec<Box<str>>,
 }
 
@@ -60,8 +60,8 @@ pub struct Statement {
 #[derive(Debug, Default)]
 pub struct StatementTable {
     rows: Vec<Statement>,
-    by_id: HashMap<u64, StmtIx>,
-    by_position: HashMap<(Sym, Sym, u32), Vec<StmtIx>>,
+    by_id: FxHashMap<u64, StmtIx>,
+    by_position: FxHashMap<(Sym, Sym, u32), Vec<StmtIx>>,
 }
 
 impl StatementTable {

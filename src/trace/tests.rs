@@ -5,7 +5,7 @@
 //! `Err` with all of them, and reading resumes at the next test, so `paf validate` can list
 //! every problem in a bundle.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::PathBuf;
 
 use super::lines::Lines;
@@ -26,7 +26,7 @@ struct State<'b> {
     path: PathBuf,
     symbols: &'b mut Symbols,
     statements: &'b StatementTable,
-    seen: HashSet<String>,
+    seen: FxHashSet<String>,
     next_index: usize,
     /// A `begin` line read while looking for the previous test's `end`, to start the next test.
     pending_begin: Option<(u64, String)>,
@@ -42,7 +42,7 @@ struct Open {
     events: Vec<Event>,
     event_lines: Vec<u64>,
     /// Frame id -> still active?
-    frames: HashMap<FrameId, bool>,
+    frames: FxHashMap<FrameId, bool>,
     problems: Vec<Problem>,
     /// Lines of this test that could not be parsed (their events are missing).
     bad_lines: usize,
@@ -59,7 +59,7 @@ impl<'b> TestReader<'b> {
                 path: lines.path().to_path_buf(),
                 symbols,
                 statements,
-                seen: HashSet::new(),
+                seen: FxHashSet::default(),
                 next_index: 0,
                 pending_begin: None,
                 found: 0,
@@ -217,7 +217,7 @@ impl State<'_> {
             line,
             events: Vec::new(),
             event_lines: Vec::new(),
-            frames: HashMap::new(),
+            frames: FxHashMap::default(),
             problems,
             bad_lines: 0,
         }
@@ -312,18 +312,20 @@ fn convert(
     r: &Record<'_>,
     symbols: &mut Symbols,
     statements: &StatementTable,
-    frames: &mut HashMap<FrameId, bool>,
+    frames: &mut FxHashMap<FrameId, bool>,
 ) -> Result<Event, String> {
-    let kind = format!("{:?}", r.k).to_lowercase();
     let need = |v: Option<u64>, field: &str, what: &str| {
-        v.ok_or_else(|| format!("{kind} record lacks \"{field}\": expected {what}"))
+        v.ok_or_else(|| {
+            let kind = format!("{:?}", r.k).to_lowercase();
+            format!("{kind} record lacks \"{field}\": expected {what}")
+        })
     };
     let stmt_of = |id: u64| {
         statements.resolve(id).ok_or_else(|| {
             format!("unknown statement id {id}: expected an id from statements.jsonl")
         })
     };
-    let active = |frames: &HashMap<FrameId, bool>, frame: FrameId| match frames.get(&frame) {
+    let active = |frames: &FxHashMap<FrameId, bool>, frame: FrameId| match frames.get(&frame) {
         Some(true) => Ok(()),
         Some(false) => Err(format!(
             "frame {frame} has already exited: expected an event of an active frame"
@@ -463,7 +465,7 @@ fn convert_var(
     v: &raw::Var<'_>,
     frame: FrameId,
     symbols: &mut Symbols,
-    frames: &HashMap<FrameId, bool>,
+    frames: &FxHashMap<FrameId, bool>,
 ) -> Result<Var, String> {
     let kinds = [
         v.local.is_some(),

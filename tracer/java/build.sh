@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the paf Java front end with javac and jar (no Maven) into tracer/java/build/:
+#   paf-rt.jar      the runtime instrumented code calls (boot class path of the agent)
+#   paf-instr.jar   the ASM instrumenter (loaded by the agent in its own class loader)
+#   paf-agent.jar   the -javaagent jar (Premain-Class paf.agent.Agent)
+#   paf-runner.jar  the supervisor (trace.sh), the traced JUnit worker and the order runner
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+B="$HERE/build"
+J=/usr/share/java
+for f in asm.jar asm-tree.jar asm-analysis.jar junit4.jar; do
+  [ -f "$J/$f" ] || { echo "build.sh: $J/$f is missing; run tracer/java/install.sh" >&2; exit 2; }
+done
+rm -rf "$B/classes"
+mkdir -p "$B/classes/rt" "$B/classes/instr" "$B/classes/agent" "$B/classes/runner"
+JC=(javac --release 11 -g -nowarn -XDsuppressNotes -encoding UTF-8)
+"${JC[@]}" -d "$B/classes/rt" $(find "$HERE/src/rt" -name '*.java')
+"${JC[@]}" -d "$B/classes/instr" -cp "$B/classes/rt:$J/asm.jar:$J/asm-tree.jar:$J/asm-analysis.jar" $(find "$HERE/src/instr" -name '*.java')
+"${JC[@]}" -d "$B/classes/agent" -cp "$B/classes/rt" $(find "$HERE/src/agent" -name '*.java')
+"${JC[@]}" -d "$B/classes/runner" -cp "$B/classes/rt:$J/junit4.jar" $(find "$HERE/src/runner" -name '*.java')
+cat > "$B/agent.mf" <<MF
+Premain-Class: paf.agent.Agent
+Boot-Class-Path: paf-rt.jar
+Can-Retransform-Classes: false
+MF
+cat > "$B/runner.mf" <<MF
+Main-Class: paf.runner.Supervisor
+MF
+jar --create --file "$B/paf-rt.jar" -C "$B/classes/rt" .
+jar --create --file "$B/paf-instr.jar" -C "$B/classes/instr" .
+jar --create --file "$B/paf-agent.jar" --manifest "$B/agent.mf" -C "$B/classes/agent" .
+jar --create --file "$B/paf-runner.jar" --manifest "$B/runner.mf" -C "$B/classes/runner" .
+echo "build.sh: built $B/paf-agent.jar paf-rt.jar paf-instr.jar paf-runner.jar"

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# End-to-end check of the Java front end (issue 3):
+#   tracer/java/e2e.sh OUTDIR
+# installs (install.sh), builds (build.sh), compiles the examples of testdata/java, traces them
+# into OUTDIR/motivating, OUTDIR/library, OUTDIR/static-state (and OUTDIR/robustness), and checks
+# the rankings with `paf rank --format json` ($PAF, default target/release/paf).
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+OUT="${1:?usage: e2e.sh OUTDIR}"
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+PAF="${PAF:-$ROOT/target/release/paf}"
+case "$PAF" in /*) ;; *) PAF="$ROOT/$PAF" ;; esac
+[ -x "$PAF" ] || { echo "e2e.sh: no paf binary at $PAF (build it, or set PAF)" >&2; exit 2; }
+TD="$ROOT/testdata/java"
+J=/usr/share/java
+CHECK="python3 $HERE/e2e_check.py"
+
+"$HERE/install.sh"
+"$HERE/build.sh"
+JAVAC=(javac --release 11 -g -nowarn -encoding UTF-8)
+
+compile() { # NAME: testdata/java/NAME/{src,test} -> OUT/classes/NAME
+  local c="$OUT/classes/$1"
+  rm -rf "$c"; mkdir -p "$c"
+  "${JAVAC[@]}" -d "$c" -cp "$J/junit4.jar" $(find "$TD/$1/src" "$TD/$1/test" -name '*.java')
+}
+tests_of() { (cd "$TD/$1/test" && find . -name '*.java' | sed 's|^\./||; s|\.java$||; s|/|.|g' | sort | paste -sd, -); }
+
+echo "== motivating (PAF Figure 2 / Table 1)"
+compile motivating
+"$HERE/trace.sh" --quiet --classpath "$OUT/classes/motivating" --include org.example \
+  --tests org.example.ProjectEntryTest --sourcepath "$TD/motivating/src" -o "$OUT/motivating"
+"$PAF" rank "$OUT/motivating" --format json > "$OUT/motivating.rank.json"
+$CHECK motivating "$OUT/motivating.rank.json"
+"$PAF" rank "$TD/motivating/bundle" --format json > "$OUT/motivating.committed.rank.json"
+$CHECK motivating "$OUT/motivating.committed.rank.json" >/dev/null && echo "ok: the committed bundle testdata/java/motivating/bundle ranks the same"
+
+echo "== library (Randoop-style suite, $(tests_of library | tr , '\n' | wc -l) test classes)"
+compile library
+"$HERE/trace.sh" --quiet --gzip --classpath "$OUT/classes/library" --include org.shelf \
+  --tests "$(tests_of library)" --sourcepath "$TD/library/src" -o "$OUT/library"
+"$PAF" rank "$OUT/library" --format json > "$OUT/library.rank.json"
+$CHECK library "$OUT/library.rank.json" "$TD/library/truth.csv"
+
+echo "== static-state (order-dependent failure through a static field)"
+compile static-state
+"$HERE/trace.sh" --quiet --classpath "$OUT/classes/static-state" --include org.cli \
+  --tests RegressionTest0,ErrorTest0 --sourcepath "$TD/static-state/src" -o "$OUT/static-state"
+"$PAF" rank "$OUT/static-state" --format json > "$OUT/static-state.rank.json"
+printf 'ErrorTest0.test1\nErrorTest0.test2\n' > "$OUT/static-state.alone.txt"
+printf 'RegressionTest0.test1\nErrorTest0.test1\nRegressionTest0.test3\nErrorTest0.test2\n' > "$OUT/static-state.after.txt"
+"$HERE/run-order.sh" --classpath "$OUT/classes/static-state" "$OUT/static-state.alone.txt" -o "$OUT/static-state.alone.jsonl"
+"$HERE/run-order.sh" --classpath "$OUT/classes/static-state" "$OUT/static-state.after.txt" -o "$OUT/static-state.after.jsonl"
+$CHECK static-state "$OUT/static-state" "$OUT/static-state.alone.jsonl" "$OUT/static-state.after.jsonl" "$OUT/static-state.rank.json"
+
+echo "== robustness (JVM death, time-out, uninstrumentable class)"
+compile robustness
+"$HERE/trace.sh" --quiet --timeout 3 --fail-class org.robust.Broken --classpath "$OUT/classes/robustness" \
+  --include org.robust --tests RobustTest -o "$OUT/robustness" 2> "$OUT/robustness.log" || { cat "$OUT/robustness.log" >&2; exit 1; }
+grep '^paf' "$OUT/robustness.log" | sed 's/^/  /'
+"$PAF" validate "$OUT/robustness" > /dev/null
+$CHECK robustness "$OUT/robustness"
+
+echo "e2e.sh: all checks passed; bundles in $OUT"

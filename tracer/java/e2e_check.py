@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Checks of tracer/java/e2e.sh: reads `paf rank --format json` output and the bundles.
+
+usage: e2e_check.py motivating RANK.json
+       e2e_check.py library RANK.json TRUTH.csv
+       e2e_check.py static-state BUNDLE ALONE.jsonl AFTER.jsonl RANK.json
+       e2e_check.py robustness BUNDLE
+Prints what it checked; exits 1 on the first failed check.
+"""
+import csv
+import gzip
+import json
+import os
+import sys
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def ok(msg):
+    print("ok: " + msg)
+
+
+def short(test):
+    return test.rsplit(".", 1)[-1]
+
+
+def motivating(rank_path):
+    d = json.load(open(rank_path))
+    fs = d["flow_sets"]
+    if len(fs) != 2:
+        fail("motivating: expected 2 flow-sets, got %d" % len(fs))
+    a, b = fs
+    got = [short(t) for t in a["tests"]], a["locality"], a["crash"]["origin"]["line"], a["likelihood"]
+    if got != (["fTest1"], "local", 45, 0.0):
+        fail("motivating rank 1: expected fTest1, local, origin line 45, likelihood 0; got %r" % (got,))
+    th = [(t["def"]["line"], t["use"]["line"], t["var"]) for t in a["theta"]]
+    if th != [(45, 47, "e")]:
+        fail("motivating rank 1: expected theta {(45,47,e)}, got %r" % th)
+    if a["theta"][0]["covered_by"]:
+        fail("motivating rank 1: (45,47,e) must be covered by no passing test")
+    ok("motivating rank 1: fTest1, local, origin line 45, theta {(45,47,e)} uncovered, likelihood 0")
+    got = [short(t) for t in b["tests"]], b["locality"], b["crash"]["origin"]["line"], b["likelihood"]
+    if got != (["fTest2"], "non-local", 32, 1.0):
+        fail("motivating rank 2: expected fTest2, non-local, origin line 32, likelihood 1; got %r" % (got,))
+    th = [(t["def"]["line"], t["use"]["line"], t["var"].endswith("getProject()")) for t in b["theta"]]
+    if th != [(56, 59, True)]:
+        fail("motivating rank 2: expected theta {(56,59,getProject())}, got %r" % b["theta"])
+    cov = sorted(short(t) for t in b["theta"][0]["covered_by"])
+    if cov != ["pTest1", "pTest2"]:
+        fail("motivating rank 2: (56,59) must be covered by pTest1 and pTest2, got %r" % cov)
+    ok("motivating rank 2: fTest2, non-local, origin line 32, theta {(56,59,getProject())} covered by pTest1 pTest2, likelihood 1")
+
+
+def library(rank_path, truth_path):
+    d = json.load(open(rank_path))
+    truth = {}
+    with open(truth_path) as f:
+        for row in csv.DictReader(f):
+            truth[row["test"]] = row["fault"]
+    fs = d["flow_sets"]
+    kinds = []
+    for s in fs:
+        faults = sorted({truth[t] for t in s["tests"] if t in truth})
+        mixed = any(t not in truth for t in s["tests"]) and faults
+        kinds.append((s["rank"], faults, bool(mixed)))
+    n_fault_sets = sum(1 for _, f, _ in kinds if f)
+    if n_fault_sets == 0:
+        fail("library: no flow-set holds a fault-revealing test")
+    first = kinds[:n_fault_sets]
+    if not all(f for _, f, _ in first):
+        fail("library: the real faults' flow-sets are not ranked first: %r" % kinds)
+    found = sorted({x for _, f, _ in first for x in f})
+    expected = sorted(set(truth.values()))
+    if found != expected:
+        fail("library: faults %r found in flow-sets, expected %r" % (found, expected))
+    ranked = {t["test"]: t["rank"] for t in d["tests"]}
+    missing = [t for t in truth if t not in ranked]
+    if missing:
+        fail("library: fault-revealing tests not ranked: %r" % missing)
+    for _, f, mixed in first:
+        if mixed:
+            print("note: a fault flow-set also holds tests that truth.csv does not list")
+    ok("library: %d flow-sets; the %d holding real faults %s are ranks 1..%d; %d failing tests ranked, %d unanalyzed"
+       % (len(fs), n_fault_sets, ",".join(found), n_fault_sets, len(d["tests"]), len(d["unanalyzed"])))
+
+
+def read_lines(path):
+    for name in ("tests.jsonl", "tests.jsonl.gz"):
+        p = os.path.join(path, name)
+        if os.path.exists(p):
+            op = gzip.open if name.endswith(".gz") else open
+            with op(p, "rt", encoding="utf-8") as f:
+                for line in f:
+                    if line.strip():
+                        yield json.loads(line)
+            return
+    fail("no tests.jsonl in %s" % path)
+
+
+def ends(bundle):
+    return {r["test"]: r for r in read_lines(bundle) if r["k"] == "end"}
+
+
+def static_state(bundle, alone, after, rank_path):
+    e = ends(bundle)
+    for t in ("ErrorTest0.test1", "ErrorTest0.test2"):
+        if t not in e or e[t]["outcome"] != "fail":
+            fail("static-state: %s must fail in the traced suite run" % t)
+    f1, f2 = e["ErrorTest0.test1"], e["ErrorTest0.test2"]
+    w1, w3 = e.get("RegressionTest0.test1"), e.get("RegressionTest0.test3")
+    if "org.cli.OptionBuilder.required" not in f1.get("statics", {}).get("read", []):
+        fail("static-state: ErrorTest0.test1 must read org.cli.OptionBuilder.required, end record: %r" % f1)
+    if not w1 or "org.cli.OptionBuilder.required" not in w1.get("statics", {}).get("written", []):
+        fail("static-state: RegressionTest0.test1 must write org.cli.OptionBuilder.required")
+    ok("static-state: ErrorTest0.test1 fails in the suite and reads OptionBuilder.required, which RegressionTest0.test1 wrote")
+    if "org.cli.Defaults.OPTIONS" not in f2.get("statics", {}).get("reachable_read", []):
+        fail("static-state: ErrorTest0.test2 must read state reachable from org.cli.Defaults.OPTIONS: %r" % f2)
+    if not w3 or "org.cli.Defaults.OPTIONS" not in w3.get("statics", {}).get("reachable_written", []):
+        fail("static-state: RegressionTest0.test3 must write state reachable from org.cli.Defaults.OPTIONS")
+    ok("static-state: ErrorTest0.test2 fails in the suite and reads the list reachable from Defaults.OPTIONS, "
+       "which RegressionTest0.test3 changed")
+    a = [json.loads(l) for l in open(alone) if l.strip()]
+    if [(r["test"], r["outcome"]) for r in a] != [("ErrorTest0.test1", "pass"), ("ErrorTest0.test2", "pass")]:
+        fail("static-state: run without the polluting tests, ErrorTest0.test1 and test2 must pass: %r" % a)
+    b = [json.loads(l) for l in open(after) if l.strip()]
+    want = [("RegressionTest0.test1", "pass", None), ("ErrorTest0.test1", "fail", "org.cli.MissingOptionException"),
+            ("RegressionTest0.test3", "pass", None), ("ErrorTest0.test2", "fail", "org.cli.MissingOptionException")]
+    if [(r["test"], r["outcome"], r["exception"]) for r in b] != want:
+        fail("static-state: after the polluting tests, ErrorTest0.test1 and test2 must fail: %r" % b)
+    ok("static-state: order runner: alone both pass; each after its polluter fails with %s at %s:%s"
+       % (b[1]["exception"], b[1]["class"], b[1]["line"]))
+    d = json.load(open(rank_path))
+    fs = d["flow_sets"]
+    if len(fs) != 1 or fs[0]["locality"] != "non-local" or not fs[0]["crash"]["origin"].get("untraced"):
+        fail("static-state: expected one non-local flow-set with an untraced origin: %r" % fs)
+    ok("static-state: paf rank: one non-local flow-set %s, crash variable %s, origin untraced (set by an earlier test)"
+       % (sorted(fs[0]["tests"]), fs[0]["crash"]["variables"]))
+
+
+def robustness(bundle):
+    e = ends(bundle)
+    names = sorted(short(t) for t in e)
+    want = ["test1Passes", "test2KillsTheJvm", "test3Passes", "test4NeverEnds", "test5UsesAnUninstrumentedClass", "test6Fails"]
+    if names != want:
+        fail("robustness: expected every test in the bundle, got %r" % names)
+    for t, r in e.items():
+        lost = short(t) in ("test2KillsTheJvm", "test4NeverEnds")
+        if lost != bool(r.get("truncated")):
+            fail("robustness: %s truncated=%r" % (t, r.get("truncated")))
+    kinds = sorted(r["exception"]["type"] for r in e.values() if r.get("truncated"))
+    if kinds != ["paf.JvmDied", "paf.Timeout"]:
+        fail("robustness: lost tests' kinds %r" % kinds)
+    m = json.load(open(os.path.join(bundle, "manifest.json")))
+    errs = m["java"]["instrumentation_errors"]
+    if not any("org.robust.Broken" in x for x in errs):
+        fail("robustness: the uninstrumentable class is not reported in the manifest: %r" % errs)
+    ok("robustness: 6/6 tests in the bundle; JVM death and time-out recorded as truncated; "
+       "uninstrumentable class reported: %s" % errs[0])
+
+
+if __name__ == "__main__":
+    kind = sys.argv[1]
+    if kind == "motivating":
+        motivating(sys.argv[2])
+    elif kind == "library":
+        library(sys.argv[2], sys.argv[3])
+    elif kind == "static-state":
+        static_state(*sys.argv[2:6])
+    elif kind == "robustness":
+        robustness(sys.argv[2])
+    else:
+        fail("unknown check " + kind)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what the Java front end of paf needs, from Debian packages (idempotent):
+# a JDK (javac, jar), ASM 9 (asm, asm-tree, asm-analysis, asm-commons) and JUnit 4 (+ hamcrest).
+set -euo pipefail
+need=()
+command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
+command -v jar >/dev/null 2>&1 || need+=(default-jdk-headless)
+[ -f /usr/share/java/asm.jar ] && [ -f /usr/share/java/asm-tree.jar ] && [ -f /usr/share/java/asm-analysis.jar ] || need+=(libasm-java)
+[ -f /usr/share/java/junit4.jar ] || need+=(junit4)
+[ -f /usr/share/java/hamcrest-core.jar ] || [ -f /usr/share/java/hamcrest.jar ] || need+=(libhamcrest-java)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+if [ ${#need[@]} -eq 0 ]; then
+  echo "install.sh: everything is already installed"
+  exit 0
+fi
+# de-duplicate
+mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
+echo "install.sh: installing ${need[*]}"
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${need[@]}"
+echo "install.sh: done"

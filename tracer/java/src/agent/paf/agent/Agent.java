@@ -1,0 +1,72 @@
+package paf.agent;
+
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.lang.instrument.ClassFileTransformer;
+import java.lang.instrument.Instrumentation;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import paf.rt.R;
+
+/**
+ * The paf JVM agent. Options (after {@code -javaagent:paf-agent.jar=}): {@code key=value} pairs
+ * separated by {@code ;}: work (output directory, required), part (this JVM's number),
+ * include / exclude (package prefixes, comma separated), tests (test classes, never
+ * instrumented), src (source path, for field declaration lines), cap (events per test),
+ * asm (directory of asm.jar, asm-tree.jar, asm-analysis.jar; default /usr/share/java),
+ * fail (test hook: a class to pretend cannot be instrumented), verbose=1.
+ *
+ * <p>The instrumenter and ASM are loaded in their own class loader, so the program under test never
+ * sees them; the runtime {@link R} is on the boot class path, so every class loader sees it.
+ */
+public final class Agent {
+    private Agent() {}
+
+    public static void premain(String args, Instrumentation inst) throws Exception {
+        Map<String, String> opts = parse(args);
+        String work = opts.get("work");
+        if (work == null) throw new IllegalArgumentException("paf-agent: option work=DIR is required");
+        int part = Integer.parseInt(opts.getOrDefault("part", "0"));
+        R.init(work, part, Long.parseLong(opts.getOrDefault("cap", "0")));
+        File here = new File(Agent.class.getProtectionDomain().getCodeSource().getLocation().toURI()).getParentFile();
+        File asm = new File(opts.getOrDefault("asm", "/usr/share/java"));
+        URL[] urls = {
+            new File(here, "paf-instr.jar").toURI().toURL(),
+            new File(asm, "asm.jar").toURI().toURL(),
+            new File(asm, "asm-tree.jar").toURI().toURL(),
+            new File(asm, "asm-analysis.jar").toURI().toURL(),
+        };
+        ClassLoader l = new URLClassLoader(urls, ClassLoader.getPlatformClassLoader());
+        ClassFileTransformer t = (ClassFileTransformer) l.loadClass("paf.instr.Instrumenter").getConstructor(Map.class)
+                .newInstance(opts);
+        inst.addTransformer(t);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            R.flush();
+            try (Writer w = new OutputStreamWriter(new FileOutputStream(new File(work, "agent." + part + ".txt")),
+                    StandardCharsets.UTF_8)) {
+                Map<String, Object> s = R.stats();
+                w.write("classes " + s.get("classes") + "\n");
+                for (Object e : (List<?>) s.get("errors")) w.write("error " + e + "\n");
+            } catch (Exception e) {
+                // nothing to do at shutdown
+            }
+        }));
+    }
+
+    static Map<String, String> parse(String args) {
+        Map<String, String> m = new HashMap<>();
+        if (args == null) return m;
+        for (String kv : args.split(";")) {
+            int eq = kv.indexOf('=');
+            if (eq > 0) m.put(kv.substring(0, eq).trim(), kv.substring(eq + 1));
+        }
+        return m;
+    }
+}

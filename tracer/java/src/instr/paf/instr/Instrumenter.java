@@ -1,0 +1,228 @@
+package paf.instr;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.instrument.ClassFileTransformer;
+import java.security.ProtectionDomain;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodTooLargeException;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.FieldNode;
+import org.objectweb.asm.tree.LineNumberNode;
+import org.objectweb.asm.tree.MethodNode;
+
+import paf.rt.R;
+
+/**
+ * The class file transformer of the paf agent. Instruments the classes of the included packages
+ * (prefix + "/" on the internal name), minus the excluded ones and the test classes, with calls to
+ * {@link R}. Every failure is caught, reported on stderr and counted: the JVM would otherwise load
+ * the class uninstrumented without a word.
+ */
+public final class Instrumenter implements ClassFileTransformer {
+    private final List<String> include = new ArrayList<>();
+    private final List<String> exclude = new ArrayList<>();
+    private final Set<String> testClasses = new HashSet<>();
+    private final String failFor; // test hook: pretend this class cannot be instrumented
+    private final FieldLines fieldLines;
+    private final boolean verbose;
+
+    /** {@code options}: the agent's option map (include, exclude, tests, src, fail, verbose). */
+    public Instrumenter(Map<String, String> options) {
+        for (String p : split(options.get("include"))) include.add(p.replace('.', '/') + "/");
+        for (String p : split(options.get("exclude"))) exclude.add(p.replace('.', '/') + "/");
+        for (String t : split(options.get("tests"))) testClasses.add(t.replace('.', '/'));
+        failFor = options.get("fail");
+        verbose = "1".equals(options.get("verbose"));
+        List<File> roots = new ArrayList<>();
+        for (String s : options.getOrDefault("src", "").split(File.pathSeparator)) if (!s.isEmpty()) roots.add(new File(s));
+        for (String s : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
+            File f = new File(s);
+            if (f.isDirectory()) roots.add(f);
+        }
+        fieldLines = new FieldLines(roots);
+    }
+
+    private static List<String> split(String s) {
+        List<String> out = new ArrayList<>();
+        if (s == null) return out;
+        for (String x : s.split(",")) if (!x.trim().isEmpty()) out.add(x.trim());
+        return out;
+    }
+
+    boolean wanted(String name) {
+        if (name.startsWith("paf/") || name.startsWith("java/") || name.startsWith("jdk/") || name.startsWith("sun/")
+                || name.startsWith("org/junit/") || name.startsWith("junit/") || name.startsWith("org/objectweb/asm/"))
+            return false;
+        boolean in = false;
+        for (String p : include) if (name.startsWith(p)) in = true;
+        if (!in) return false;
+        for (String p : exclude) if (name.startsWith(p)) return false;
+        for (String t : testClasses) if (name.equals(t) || name.startsWith(t + "$")) return false;
+        return true;
+    }
+
+    @Override
+    public byte[] transform(ClassLoader loader, String name, Class<?> redefined, ProtectionDomain pd, byte[] bytes) {
+        if (name == null || loader == null || redefined != null || !wanted(name)) return null;
+        try {
+            if (name.replace('/', '.').equals(failFor)) throw new IllegalStateException("test hook: fail=" + failFor);
+            byte[] out = instrument(loader, name, bytes);
+            R.instrumented(name);
+            return out;
+        } catch (Throwable t) {
+            String msg = "cannot instrument class " + name.replace('/', '.') + ": " + t;
+            System.err.println("paf-agent: " + msg + " (the class runs uninstrumented: its events are missing)");
+            R.instrumentError(msg);
+            return null;
+        }
+    }
+
+    private byte[] instrument(ClassLoader loader, String name, byte[] bytes) {
+        ClassReader cr = new ClassReader(bytes);
+        ClassNode probe = new ClassNode();
+        cr.accept(probe, ClassReader.SKIP_FRAMES);
+        if ((probe.access & Opcodes.ACC_MODULE) != 0) return null;
+        if (isTestClass(probe)) return null; // a test body is never instrumented (its calls are the MUT calls)
+        String cls = name.replace('/', '.');
+        String simple = name.substring(name.lastIndexOf('/') + 1);
+        int dollar = simple.indexOf('$');
+        String file = probe.sourceFile != null ? probe.sourceFile : (dollar > 0 ? simple.substring(0, dollar) : simple) + ".java";
+        Map<String, int[]> bcis = BciMap.of(cr);
+
+        // field declarations: the statements where allocations define fields to their defaults
+        int ctorLine = Integer.MAX_VALUE;
+        for (MethodNode m : probe.methods) {
+            if (!m.name.equals("<init>")) continue;
+            for (AbstractInsnNode n = m.instructions.getFirst(); n != null; n = n.getNext())
+                if (n instanceof LineNumberNode) {
+                    ctorLine = Math.min(ctorLine, ((LineNumberNode) n).line);
+                    break;
+                }
+        }
+        List<String> fnames = new ArrayList<>();
+        List<Integer> fstmts = new ArrayList<>();
+        for (FieldNode f : probe.fields) {
+            if ((f.access & Opcodes.ACC_STATIC) != 0) continue;
+            int line = fieldLines.find(name, file, f.name);
+            if (line < 0) line = ctorLine == Integer.MAX_VALUE ? 0 : ctorLine;
+            fnames.add(cls + "." + f.name);
+            fstmts.add(R.stmt("F|" + name + "|" + f.name, cls, null, file, line, -1));
+        }
+        int[] fs = new int[fstmts.size()];
+        for (int i = 0; i < fs.length; i++) fs[i] = fstmts.get(i);
+        R.classFields(cls, fnames.toArray(new String[0]), fs);
+
+        Set<String> skip = new HashSet<>();
+        for (int attempt = 0; attempt < probe.methods.size() + 2; attempt++) {
+            ClassNode cn = new ClassNode();
+            cr.accept(cn, ClassReader.SKIP_FRAMES);
+            String failed = null;
+            for (MethodNode mn : cn.methods) {
+                String key = mn.name + mn.desc;
+                if (skip.contains(key)) continue;
+                try {
+                    new MethodInstrumenter(cn, mn, cls, file, bcis.get(key)).run();
+                } catch (Throwable t) {
+                    failed = key;
+                    String msg = "cannot instrument method " + cls + "." + key + ": " + t;
+                    System.err.println("paf-agent: " + msg + " (the method runs uninstrumented)");
+                    R.instrumentError(msg);
+                    if (verbose) t.printStackTrace();
+                    break;
+                }
+            }
+            if (failed != null) {
+                skip.add(failed);
+                continue;
+            }
+            int flags = (cn.version & 0xffff) >= Opcodes.V1_6 ? ClassWriter.COMPUTE_FRAMES : ClassWriter.COMPUTE_MAXS;
+            ClassWriter cw = new LoaderClassWriter(flags, loader);
+            try {
+                cn.accept(cw);
+                return cw.toByteArray();
+            } catch (MethodTooLargeException e) {
+                String key = e.getMethodName() + e.getDescriptor();
+                String msg = "method too large once instrumented: " + cls + "." + key;
+                System.err.println("paf-agent: " + msg + " (the method runs uninstrumented)");
+                R.instrumentError(msg);
+                skip.add(key);
+            }
+        }
+        throw new IllegalStateException("gave up after " + skip.size() + " uninstrumentable methods");
+    }
+
+    /** A JUnit 3 TestCase subclass or a class with JUnit 4 @Test methods (tests reached through a suite class). */
+    static boolean isTestClass(ClassNode cn) {
+        if ("junit/framework/TestCase".equals(cn.superName) || "junit/framework/TestSuite".equals(cn.superName)) return true;
+        for (MethodNode m : cn.methods) {
+            if (m.visibleAnnotations == null) continue;
+            for (org.objectweb.asm.tree.AnnotationNode a : m.visibleAnnotations)
+                if (a.desc.equals("Lorg/junit/Test;")) return true;
+        }
+        return false;
+    }
+
+    /** COMPUTE_FRAMES needs common super classes: read them through the class's own loader, without loading classes. */
+    static final class LoaderClassWriter extends ClassWriter {
+        private final ClassLoader loader;
+        private final Map<String, String[]> info = new HashMap<>(); // name -> {super, isInterface}
+
+        LoaderClassWriter(int flags, ClassLoader loader) {
+            super(flags);
+            this.loader = loader;
+        }
+
+        private String[] info(String type) {
+            String[] i = info.get(type);
+            if (i != null) return i;
+            try (InputStream in = open(type)) {
+                if (in == null) return null;
+                ClassReader r = new ClassReader(in);
+                i = new String[] {r.getSuperName(), (r.getAccess() & Opcodes.ACC_INTERFACE) != 0 ? "i" : "c"};
+                info.put(type, i);
+                return i;
+            } catch (IOException | RuntimeException e) {
+                return null;
+            }
+        }
+
+        private InputStream open(String type) {
+            String res = type + ".class";
+            InputStream in = loader == null ? null : loader.getResourceAsStream(res);
+            if (in == null) in = ClassLoader.getSystemResourceAsStream(res);
+            return in;
+        }
+
+        @Override
+        protected String getCommonSuperClass(String a, String b) {
+            if (a.equals(b)) return a;
+            String[] ia = info(a), ib = info(b);
+            if (ia == null || ib == null) return "java/lang/Object";
+            if ("i".equals(ia[1]) || "i".equals(ib[1])) return "java/lang/Object";
+            List<String> chainA = new ArrayList<>();
+            for (String t = a; t != null; ) {
+                chainA.add(t);
+                String[] it = info(t);
+                t = it == null ? null : it[0];
+            }
+            for (String t = b; t != null; ) {
+                if (chainA.contains(t)) return t;
+                String[] it = info(t);
+                t = it == null ? null : it[0];
+            }
+            return "java/lang/Object";
+        }
+    }
+}

@@ -1,0 +1,846 @@
+package paf.instr;
+
+import static org.objectweb.asm.Opcodes.*;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.objectweb.asm.Type;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.FieldInsnNode;
+import org.objectweb.asm.tree.IincInsnNode;
+import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.IntInsnNode;
+import org.objectweb.asm.tree.InvokeDynamicInsnNode;
+import org.objectweb.asm.tree.LabelNode;
+import org.objectweb.asm.tree.LdcInsnNode;
+import org.objectweb.asm.tree.LineNumberNode;
+import org.objectweb.asm.tree.LocalVariableNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.TryCatchBlockNode;
+import org.objectweb.asm.tree.VarInsnNode;
+import org.objectweb.asm.tree.analysis.Analyzer;
+import org.objectweb.asm.tree.analysis.AnalyzerException;
+import org.objectweb.asm.tree.analysis.Frame;
+import org.objectweb.asm.tree.analysis.SourceInterpreter;
+import org.objectweb.asm.tree.analysis.SourceValue;
+
+import paf.rt.R;
+
+/**
+ * Instruments one method. The plan is computed on the original instruction list (Analyzer frames
+ * are indexed by it), then code is inserted around the original instructions, whose node
+ * references stay valid.
+ *
+ * <p>Copy versus non-copy: the value a store (or use) consumes is traced to the instruction that
+ * produced it with a SourceInterpreter that looks through DUP* / SWAP and CHECKCAST. A load of a
+ * local, a field, a static or an array element, or the result of an instrumented call, makes the
+ * store a copy; anything else is a non-copy whose "how" is the producer's kind.
+ */
+final class MethodInstrumenter {
+    private static final String RT = "paf/rt/R";
+
+    /** A value after CHECKCAST: the same sources, flagged as cast. */
+    static final class CastValue extends SourceValue {
+        CastValue(SourceValue v) {
+            super(v.size, v.insns);
+        }
+    }
+
+    static final class Interp extends SourceInterpreter {
+        Interp() {
+            super(ASM9);
+        }
+
+        @Override
+        public SourceValue copyOperation(AbstractInsnNode insn, SourceValue value) {
+            int op = insn.getOpcode();
+            if (op >= DUP && op <= SWAP) return value; // look through DUP*, SWAP
+            return super.copyOperation(insn, value);
+        }
+
+        @Override
+        public SourceValue unaryOperation(AbstractInsnNode insn, SourceValue value) {
+            if (insn.getOpcode() == CHECKCAST) return new CastValue(value);
+            return super.unaryOperation(insn, value);
+        }
+    }
+
+    // source kinds (static view of a consumed value)
+    static final int S_NONE = 0, S_LOCAL = 1, S_FIELD = 2, S_STATIC = 3, S_ELEM = 4, S_RET = 5, S_CONST = 6, S_NEW = 7,
+            S_ARITH = 8, S_THIS = 9;
+
+    static final class Src {
+        int kind;
+        AbstractInsnNode p;
+        String name; // local, field or static name
+        boolean cast;
+    }
+
+    private final ClassNode cn;
+    private final MethodNode mn;
+    private final String cls, file;
+    private final int[] offsets;
+    private final boolean isStatic, isCtor;
+    private AbstractInsnNode[] insns;
+    private Frame<SourceValue>[] frames;
+    private final Map<AbstractInsnNode, Integer> index = new IdentityHashMap<>();
+    private int[] lines, bci, stmtIds;
+    private int firstLine;
+    private int superInit = -1;
+    private int frameSlot, nextLocal;
+    private final Map<AbstractInsnNode, Integer> capA = new IdentityHashMap<>(), capB = new IdentityHashMap<>();
+    private final Set<AbstractInsnNode> needTemp = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Set<AbstractInsnNode> tempDef = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Map<String, Integer> pool = new HashMap<>();
+    private final Map<Integer, Integer> lvtStart = new HashMap<>();
+
+    MethodInstrumenter(ClassNode cn, MethodNode mn, String cls, String file, int[] offsets) {
+        this.cn = cn;
+        this.mn = mn;
+        this.cls = cls;
+        this.file = file;
+        this.offsets = offsets;
+        this.isStatic = (mn.access & ACC_STATIC) != 0;
+        this.isCtor = mn.name.equals("<init>");
+    }
+
+    @SuppressWarnings("unchecked")
+    void run() throws AnalyzerException {
+        if ((mn.access & (ACC_ABSTRACT | ACC_NATIVE)) != 0 || mn.instructions.size() == 0) return;
+        for (AbstractInsnNode n = mn.instructions.getFirst(); n != null; n = n.getNext())
+            if (n.getOpcode() == JSR || n.getOpcode() == RET) return; // pre-Java-6 subroutines: left alone
+        insns = mn.instructions.toArray();
+        frames = new Analyzer<SourceValue>(new Interp()).analyze(cn.name, mn);
+        for (int i = 0; i < insns.length; i++) index.put(insns[i], i);
+        lines = new int[insns.length];
+        bci = new int[insns.length];
+        stmtIds = new int[insns.length];
+        java.util.Arrays.fill(stmtIds, -1);
+        firstLine = -1;
+        for (AbstractInsnNode n : insns)
+            if (n instanceof LineNumberNode) {
+                firstLine = ((LineNumberNode) n).line;
+                break;
+            }
+        int cur = Math.max(firstLine, 0), ord = 0;
+        for (int i = 0; i < insns.length; i++) {
+            if (insns[i] instanceof LineNumberNode) cur = ((LineNumberNode) insns[i]).line;
+            lines[i] = cur;
+            if (insns[i].getOpcode() >= 0) {
+                bci[i] = offsets != null && ord < offsets.length ? offsets[ord] : ord;
+                ord++;
+            } else bci[i] = -1;
+        }
+        nextLocal = mn.maxLocals;
+        frameSlot = nextLocal++;
+
+        if (isCtor) {
+            for (int i = 0; i < insns.length && superInit < 0; i++) {
+                AbstractInsnNode n = insns[i];
+                if (n.getOpcode() == INVOKESPECIAL && ((MethodInsnNode) n).name.equals("<init>") && frames[i] != null) {
+                    Frame<SourceValue> f = frames[i];
+                    int nargs = Type.getArgumentTypes(((MethodInsnNode) n).desc).length;
+                    SourceValue recv = f.getStack(f.getStackSize() - nargs - 1);
+                    if (recv.insns.size() == 1) {
+                        AbstractInsnNode p = recv.insns.iterator().next();
+                        if (p.getOpcode() == ALOAD && ((VarInsnNode) p).var == 0) superInit = i;
+                    }
+                }
+            }
+        }
+
+        plan();
+        emit();
+        mn.maxLocals = nextLocal;
+    }
+
+    private boolean preSuper(int i) {
+        return isCtor && (superInit < 0 || i < superInit);
+    }
+
+    private int stmt(int i) {
+        if (stmtIds[i] < 0) {
+            int b = bci[i];
+            stmtIds[i] = R.stmt(cn.name + "|" + mn.name + mn.desc + "|" + b, cls, mn.name, file, lines[i], b);
+        }
+        return stmtIds[i];
+    }
+
+    // ---------------------------------------------------------------- sources
+
+    private Src resolve(SourceValue v) {
+        Src s = new Src();
+        s.kind = S_NONE;
+        if (v == null || v.insns.size() != 1) return s;
+        AbstractInsnNode p = v.insns.iterator().next();
+        s.p = p;
+        s.cast = v instanceof CastValue;
+        int op = p.getOpcode();
+        if (op >= ILOAD && op <= ALOAD) {
+            int var = ((VarInsnNode) p).var;
+            if (!isStatic && var == 0 && op == ALOAD) s.kind = S_THIS;
+            else {
+                s.kind = S_LOCAL;
+                s.name = localName(var, index.get(p), false);
+            }
+        } else if (op == GETFIELD) {
+            FieldInsnNode f = (FieldInsnNode) p;
+            s.kind = S_FIELD;
+            s.name = f.owner.replace('/', '.') + "." + f.name;
+        } else if (op == GETSTATIC) {
+            FieldInsnNode f = (FieldInsnNode) p;
+            s.kind = S_STATIC;
+            s.name = f.owner.replace('/', '.') + "." + f.name;
+        } else if (op >= IALOAD && op <= SALOAD) {
+            s.kind = S_ELEM;
+        } else if (op >= INVOKEVIRTUAL && op <= INVOKEDYNAMIC) {
+            String desc = op == INVOKEDYNAMIC ? ((InvokeDynamicInsnNode) p).desc : ((MethodInsnNode) p).desc;
+            boolean init = op != INVOKEDYNAMIC && ((MethodInsnNode) p).name.equals("<init>");
+            s.kind = (init || Type.getReturnType(desc).getSort() == Type.VOID) ? S_NONE : S_RET;
+        } else if (op >= ACONST_NULL && op <= LDC) {
+            s.kind = S_CONST;
+        } else if (op == NEW || op == NEWARRAY || op == ANEWARRAY || op == MULTIANEWARRAY) {
+            s.kind = S_NEW;
+        } else if ((op >= IADD && op <= LXOR) || (op >= I2L && op <= DCMPG) || op == ARRAYLENGTH || op == INSTANCEOF) {
+            s.kind = S_ARITH;
+        }
+        return s;
+    }
+
+    private boolean instrumentable(AbstractInsnNode p) {
+        Integer i = index.get(p);
+        return i != null && frames[i] != null && !preSuper(i);
+    }
+
+    private String localName(int var, int at, boolean store) {
+        String best = null;
+        int bestStart = Integer.MAX_VALUE;
+        if (mn.localVariables != null) {
+            for (LocalVariableNode lv : mn.localVariables) {
+                if (lv.index != var) continue;
+                int s = index.getOrDefault(lv.start, 0), e = index.getOrDefault(lv.end, insns.length);
+                int pos = store ? at + 1 : at;
+                if (s <= pos && pos < e) return lv.name;
+                if (store && s > at && s < bestStart) {
+                    bestStart = s;
+                    best = lv.name;
+                }
+            }
+        }
+        if (best != null) return best;
+        return "local" + var;
+    }
+
+    // ---------------------------------------------------------------- plan
+
+    private void plan() {
+        for (int i = 0; i < insns.length; i++) {
+            AbstractInsnNode n = insns[i];
+            Frame<SourceValue> f = frames[i];
+            int op = n.getOpcode();
+            if (f == null || op < 0) continue;
+            if (preSuper(i) && i != superInit) continue;
+            int sz = f.getStackSize();
+            switch (op) {
+                case ISTORE: case LSTORE: case FSTORE: case DSTORE: case ASTORE:
+                case PUTSTATIC: case IRETURN: case LRETURN: case FRETURN: case DRETURN: case ARETURN:
+                    consume(f.getStack(sz - 1), 'S');
+                    break;
+                case PUTFIELD:
+                    consume(f.getStack(sz - 2), 'D');
+                    consume(f.getStack(sz - 1), 'S');
+                    break;
+                case IASTORE: case LASTORE: case FASTORE: case DASTORE: case AASTORE: case BASTORE: case CASTORE: case SASTORE:
+                    consume(f.getStack(sz - 3), 'D');
+                    consume(f.getStack(sz - 2), 'X');
+                    consume(f.getStack(sz - 1), 'S');
+                    break;
+                case IALOAD: case LALOAD: case FALOAD: case DALOAD: case AALOAD: case BALOAD: case CALOAD: case SALOAD:
+                    consume(f.getStack(sz - 2), 'D');
+                    consume(f.getStack(sz - 1), 'X');
+                    break;
+                case GETFIELD: case ARRAYLENGTH: case ATHROW: case MONITORENTER:
+                    consume(f.getStack(sz - 1), 'D');
+                    break;
+                case IFEQ: case IFNE: case IFLT: case IFGE: case IFGT: case IFLE: case IFNULL: case IFNONNULL:
+                case TABLESWITCH: case LOOKUPSWITCH:
+                    consume(f.getStack(sz - 1), 'B');
+                    break;
+                case IF_ICMPEQ: case IF_ICMPNE: case IF_ICMPLT: case IF_ICMPGE: case IF_ICMPGT: case IF_ICMPLE:
+                case IF_ACMPEQ: case IF_ACMPNE:
+                    consume(f.getStack(sz - 2), 'B');
+                    consume(f.getStack(sz - 1), 'B');
+                    break;
+                case INVOKEVIRTUAL: case INVOKESPECIAL: case INVOKESTATIC: case INVOKEINTERFACE: case INVOKEDYNAMIC: {
+                    String desc = op == INVOKEDYNAMIC ? ((InvokeDynamicInsnNode) n).desc : ((MethodInsnNode) n).desc;
+                    int na = Type.getArgumentTypes(desc).length;
+                    boolean recv = op != INVOKESTATIC && op != INVOKEDYNAMIC;
+                    boolean init = op == INVOKESPECIAL && ((MethodInsnNode) n).name.equals("<init>");
+                    if (recv && !init) consume(f.getStack(sz - na - 1), 'D');
+                    for (int j = 0; j < na; j++) consume(f.getStack(sz - na + j), 'A');
+                    break;
+                }
+                default:
+                    break;
+            }
+        }
+    }
+
+    private void consume(SourceValue v, char role) {
+        Src s = resolve(v);
+        if (s.p == null || !instrumentable(s.p)) return;
+        switch (s.kind) {
+            case S_FIELD:
+            case S_RET:
+                if (!capA.containsKey(s.p)) capA.put(s.p, newLocal(1));
+                if (s.kind == S_RET && role != 'S') needTemp.add(s.p);
+                break;
+            case S_ELEM:
+                if (!capA.containsKey(s.p)) {
+                    capA.put(s.p, newLocal(1));
+                    capB.put(s.p, newLocal(1));
+                }
+                break;
+            case S_CONST:
+                if (role == 'X' || ((role == 'A' || role == 'D') && s.p.getOpcode() == ACONST_NULL)) tempDef.add(s.p);
+                break;
+            case S_ARITH:
+                if (role == 'X' || role == 'B') tempDef.add(s.p);
+                break;
+            default:
+                break;
+        }
+    }
+
+    private int newLocal(int size) {
+        int s = nextLocal;
+        nextLocal += size;
+        return s;
+    }
+
+    private int pooled(String key, int size) {
+        Integer s = pool.get(key);
+        if (s == null) {
+            s = newLocal(size);
+            pool.put(key, s);
+        }
+        return s;
+    }
+
+    // ---------------------------------------------------------------- code emission helpers
+
+    private static void push(InsnList l, int v) {
+        if (v >= -1 && v <= 5) l.add(new InsnNode(ICONST_0 + v));
+        else if (v >= Byte.MIN_VALUE && v <= Byte.MAX_VALUE) l.add(new IntInsnNode(BIPUSH, v));
+        else if (v >= Short.MIN_VALUE && v <= Short.MAX_VALUE) l.add(new IntInsnNode(SIPUSH, v));
+        else l.add(new LdcInsnNode(v));
+    }
+
+    private void frame(InsnList l) {
+        l.add(new VarInsnNode(ILOAD, frameSlot));
+    }
+
+    private static void call(InsnList l, String name, String desc) {
+        l.add(new MethodInsnNode(INVOKESTATIC, RT, name, desc, false));
+    }
+
+    private String tempName(AbstractInsnNode p) {
+        return "$" + bci[index.get(p)];
+    }
+
+    private static int howOf(int kind) {
+        switch (kind) {
+            case S_CONST: return R.H_CONST;
+            case S_NEW: return R.H_NEW;
+            case S_ARITH: return R.H_ARITH;
+            case S_RET: return R.H_CALL;
+            default: return R.H_OTHER;
+        }
+    }
+
+    private static String calleeName(AbstractInsnNode p) {
+        if (p.getOpcode() == INVOKEDYNAMIC) return "invokedynamic." + ((InvokeDynamicInsnNode) p).name;
+        MethodInsnNode m = (MethodInsnNode) p;
+        return m.owner.replace('/', '.') + "." + m.name;
+    }
+
+    /**
+     * Pushes kind, name, x, y of the variable a consumed value is (K_NONE if it is none), and
+     * returns the how code for a non-variable. {@code forDef}: a K_RET variable names the callee
+     * (for how=call) instead of the temporary.
+     */
+    private int pushVar(InsnList l, Src s, boolean forDef) {
+        switch (s.kind) {
+            case S_LOCAL:
+                push(l, R.K_LOCAL);
+                push(l, R.name(s.name));
+                push(l, 0);
+                push(l, 0);
+                return R.H_OTHER;
+            case S_STATIC:
+                push(l, R.K_STATIC);
+                push(l, R.name(s.name));
+                push(l, 0);
+                push(l, 0);
+                return R.H_OTHER;
+            case S_FIELD:
+                if (capA.containsKey(s.p)) {
+                    push(l, R.K_FIELD);
+                    push(l, R.name(s.name));
+                    l.add(new VarInsnNode(ILOAD, capA.get(s.p)));
+                    push(l, 0);
+                    return R.H_OTHER;
+                }
+                break;
+            case S_ELEM:
+                if (capA.containsKey(s.p)) {
+                    push(l, R.K_ELEM);
+                    push(l, 0);
+                    l.add(new VarInsnNode(ILOAD, capA.get(s.p)));
+                    l.add(new VarInsnNode(ILOAD, capB.get(s.p)));
+                    return R.H_OTHER;
+                }
+                break;
+            case S_RET:
+                if (capA.containsKey(s.p)) {
+                    push(l, R.K_RET);
+                    push(l, R.name(forDef ? calleeName(s.p) : tempName(s.p)));
+                    l.add(new VarInsnNode(ILOAD, capA.get(s.p)));
+                    push(l, 0);
+                    return R.H_CALL;
+                }
+                break;
+            case S_CONST:
+            case S_ARITH:
+                if (!forDef && tempDef.contains(s.p)) {
+                    push(l, R.K_TEMP);
+                    push(l, R.name(tempName(s.p)));
+                    push(l, 0);
+                    push(l, 0);
+                    return R.H_OTHER;
+                }
+                break;
+            default:
+                break;
+        }
+        push(l, R.K_NONE);
+        push(l, -1);
+        push(l, 0);
+        push(l, 0);
+        return howOf(s.kind);
+    }
+
+    private static boolean isVar(Src s, boolean forDef, MethodInstrumenter mi) {
+        switch (s.kind) {
+            case S_LOCAL: case S_STATIC: return true;
+            case S_FIELD: case S_ELEM: case S_RET: return mi.capA.containsKey(s.p);
+            case S_CONST: case S_ARITH: return !forDef && mi.tempDef.contains(s.p);
+            default: return false;
+        }
+    }
+
+    /** def(frame, stmt, var..., source..., how, cast) with the variable pushed by {@code pushTarget}. */
+    private void def(InsnList l, int i, Runnable pushTarget, SourceValue v) {
+        Src s = resolve(v);
+        frame(l);
+        push(l, stmt(i));
+        pushTarget.run();
+        int how = pushVar(l, s, true);
+        push(l, how);
+        push(l, s.cast && isVar(s, true, this) ? 1 : 0);
+        call(l, "def", "(IIIIIIIIIIIZ)V");
+    }
+
+    /** A use of the value on top of the stack (left in place). */
+    private void useTop(InsnList l, int i, int role, Src s, boolean ref) {
+        if (!isVar(s, false, this)) return;
+        if (ref) {
+            l.add(new InsnNode(DUP));
+            frame(l);
+            push(l, stmt(i));
+            push(l, role);
+            int how = pushVar(l, s, false);
+            push(l, how);
+            call(l, "useRef", "(Ljava/lang/Object;IIIIIIII)V");
+        } else {
+            frame(l);
+            push(l, stmt(i));
+            push(l, role);
+            int how = pushVar(l, s, false);
+            push(l, how);
+            call(l, "use", "(IIIIIIII)V");
+        }
+    }
+
+    // ---------------------------------------------------------------- emission
+
+    private void emit() {
+        InsnList il = mn.instructions;
+        LabelNode start = new LabelNode(), end = new LabelNode(), handler = new LabelNode();
+
+        // entry: frame id, capture slots zeroed (so every merge sees an int)
+        InsnList entry = new InsnList();
+        int entryStmt = R.stmt(cn.name + "|" + mn.name + mn.desc + "|entry", cls, mn.name, file, Math.max(firstLine, 0), -1);
+        int mid = R.method(cls + "." + mn.name, mn.name + mn.desc, paramNames(), isCtor, entryStmt);
+        push(entry, mid);
+        if (isStatic || isCtor) entry.add(new InsnNode(ACONST_NULL));
+        else entry.add(new VarInsnNode(ALOAD, 0));
+        call(entry, "enter", "(ILjava/lang/Object;)I");
+        entry.add(new VarInsnNode(ISTORE, frameSlot));
+        Set<Integer> caps = new HashSet<>(capA.values());
+        caps.addAll(capB.values());
+        for (int c : caps) {
+            entry.add(new InsnNode(ICONST_0));
+            entry.add(new VarInsnNode(ISTORE, c));
+        }
+        if (!isCtor) entry.add(start);
+        il.insert(entry);
+
+        for (int i = 0; i < insns.length; i++) {
+            AbstractInsnNode n = insns[i];
+            Frame<SourceValue> f = frames[i];
+            int op = n.getOpcode();
+            if (f == null || op < 0) continue;
+            if (preSuper(i) && i != superInit) continue;
+            InsnList before = new InsnList(), after = new InsnList();
+            instrument(i, n, f, op, before, after);
+            if (i == superInit) {
+                after.add(new VarInsnNode(ALOAD, 0));
+                frame(after);
+                call(after, "ctorReady", "(Ljava/lang/Object;I)V");
+                after.add(start);
+            }
+            if (tempDef.contains(n)) {
+                frame(after);
+                push(after, stmt(i));
+                push(after, R.name(tempName(n)));
+                push(after, howOf(resolveKindOf(n)));
+                call(after, "defTemp", "(IIII)V");
+            }
+            if (before.size() > 0) il.insertBefore(n, before);
+            if (after.size() > 0) il.insert(n, after);
+        }
+
+        if (!isCtor || superInit >= 0) {
+            il.add(end);
+            il.add(handler);
+            il.add(new InsnNode(DUP));
+            il.add(new VarInsnNode(ILOAD, frameSlot));
+            call(il, "exitThrow", "(Ljava/lang/Throwable;I)V");
+            il.add(new InsnNode(ATHROW));
+            mn.tryCatchBlocks.add(new TryCatchBlockNode(start, end, handler, null));
+        }
+    }
+
+    private int resolveKindOf(AbstractInsnNode p) {
+        int op = p.getOpcode();
+        if (op >= ACONST_NULL && op <= LDC) return S_CONST;
+        return S_ARITH;
+    }
+
+    private String[] paramNames() {
+        Type[] args = Type.getArgumentTypes(mn.desc);
+        String[] out = new String[args.length];
+        int slot = isStatic ? 0 : 1;
+        for (int j = 0; j < args.length; j++) {
+            String name = null;
+            int bestStart = Integer.MAX_VALUE;
+            if (mn.localVariables != null)
+                for (LocalVariableNode lv : mn.localVariables) {
+                    int s = index.getOrDefault(lv.start, 0);
+                    if (lv.index == slot && s < bestStart) {
+                        bestStart = s;
+                        name = lv.name;
+                    }
+                }
+            if (name == null && mn.parameters != null && j < mn.parameters.size()) name = mn.parameters.get(j).name;
+            if (name == null) name = "arg" + j;
+            out[j] = name;
+            slot += args[j].getSize();
+        }
+        return out;
+    }
+
+    private static Type arrayElem(int op) {
+        switch (op) {
+            case IASTORE: case BASTORE: case CASTORE: case SASTORE: return Type.INT_TYPE;
+            case LASTORE: return Type.LONG_TYPE;
+            case FASTORE: return Type.FLOAT_TYPE;
+            case DASTORE: return Type.DOUBLE_TYPE;
+            default: return Type.getType(Object.class);
+        }
+    }
+
+    private static char sortKey(Type t) {
+        switch (t.getSort()) {
+            case Type.LONG: return 'J';
+            case Type.FLOAT: return 'F';
+            case Type.DOUBLE: return 'D';
+            case Type.OBJECT: case Type.ARRAY: return 'A';
+            default: return 'I';
+        }
+    }
+
+    private void instrument(int i, AbstractInsnNode n, Frame<SourceValue> f, int op, InsnList before, InsnList after) {
+        int sz = f.getStackSize();
+        switch (op) {
+            case ISTORE: case LSTORE: case FSTORE: case DSTORE: case ASTORE: {
+                final String name = localName(((VarInsnNode) n).var, i, true);
+                def(after, i, () -> {
+                    push(after, R.K_LOCAL);
+                    push(after, R.name(name));
+                    push(after, 0);
+                    push(after, 0);
+                }, f.getStack(sz - 1));
+                break;
+            }
+            case IINC: {
+                String name = localName(((IincInsnNode) n).var, i, true);
+                frame(after);
+                push(after, stmt(i));
+                push(after, R.K_LOCAL);
+                push(after, R.name(name));
+                push(after, 0);
+                push(after, 0);
+                push(after, R.K_NONE);
+                push(after, -1);
+                push(after, 0);
+                push(after, 0);
+                push(after, R.H_ARITH);
+                push(after, 0);
+                call(after, "def", "(IIIIIIIIIIIZ)V");
+                break;
+            }
+            case PUTSTATIC: {
+                FieldInsnNode fi = (FieldInsnNode) n;
+                String name = fi.owner.replace('/', '.') + "." + fi.name;
+                def(after, i, () -> {
+                    push(after, R.K_STATIC);
+                    push(after, R.name(name));
+                    push(after, 0);
+                    push(after, 0);
+                }, f.getStack(sz - 1));
+                break;
+            }
+            case GETSTATIC: {
+                FieldInsnNode fi = (FieldInsnNode) n;
+                int sort = Type.getType(fi.desc).getSort();
+                if (sort == Type.OBJECT || sort == Type.ARRAY) {
+                    after.add(new InsnNode(DUP));
+                    frame(after);
+                    push(after, R.name(fi.owner.replace('/', '.') + "." + fi.name));
+                    call(after, "sroot", "(Ljava/lang/Object;II)V");
+                } else {
+                    frame(after);
+                    push(after, R.name(fi.owner.replace('/', '.') + "." + fi.name));
+                    call(after, "sread", "(II)V");
+                }
+                break;
+            }
+            case PUTFIELD: {
+                FieldInsnNode fi = (FieldInsnNode) n;
+                String name = fi.owner.replace('/', '.') + "." + fi.name;
+                Type vt = Type.getType(fi.desc);
+                int sv = pooled("v" + sortKey(vt), vt.getSize());
+                int so = pooled("obj", 1);
+                before.add(new VarInsnNode(vt.getOpcode(ISTORE), sv));
+                Src obj = resolve(f.getStack(sz - 2));
+                useTop(before, i, R.ROLE_DEREF, obj, true);
+                before.add(new InsnNode(DUP));
+                call(before, "idw", "(Ljava/lang/Object;)I");
+                before.add(new VarInsnNode(ISTORE, so));
+                before.add(new VarInsnNode(vt.getOpcode(ILOAD), sv));
+                def(after, i, () -> {
+                    push(after, R.K_FIELD);
+                    push(after, R.name(name));
+                    after.add(new VarInsnNode(ILOAD, so));
+                    push(after, 0);
+                }, f.getStack(sz - 1));
+                break;
+            }
+            case IASTORE: case LASTORE: case FASTORE: case DASTORE: case AASTORE: case BASTORE: case CASTORE: case SASTORE: {
+                Type vt = arrayElem(op);
+                int sv = pooled("v" + sortKey(vt), vt.getSize());
+                int sidx = pooled("idx", 1), sarr = pooled("arr", 1);
+                before.add(new VarInsnNode(vt.getOpcode(ISTORE), sv));
+                before.add(new VarInsnNode(ISTORE, sidx));
+                useTop(before, i, R.ROLE_DEREF, resolve(f.getStack(sz - 3)), true);
+                before.add(new InsnNode(DUP));
+                call(before, "idw", "(Ljava/lang/Object;)I");
+                before.add(new VarInsnNode(ISTORE, sarr));
+                useTop(before, i, R.ROLE_INDEX, resolve(f.getStack(sz - 2)), false);
+                before.add(new VarInsnNode(ILOAD, sidx));
+                before.add(new VarInsnNode(vt.getOpcode(ILOAD), sv));
+                def(after, i, () -> {
+                    push(after, R.K_ELEM);
+                    push(after, 0);
+                    after.add(new VarInsnNode(ILOAD, sarr));
+                    after.add(new VarInsnNode(ILOAD, sidx));
+                }, f.getStack(sz - 1));
+                break;
+            }
+            case IALOAD: case LALOAD: case FALOAD: case DALOAD: case AALOAD: case BALOAD: case CALOAD: case SALOAD: {
+                int sidx = pooled("idx", 1), rcv = pooled("rcv", 1);
+                before.add(new VarInsnNode(ISTORE, sidx));
+                before.add(new InsnNode(DUP));
+                before.add(new VarInsnNode(ASTORE, rcv));
+                after.add(new InsnNode(op == AALOAD ? DUP : ACONST_NULL));
+                after.add(new VarInsnNode(ALOAD, rcv));
+                call(after, "reachLoad", "(Ljava/lang/Object;Ljava/lang/Object;)V");
+                useTop(before, i, R.ROLE_DEREF, resolve(f.getStack(sz - 2)), true);
+                useTop(before, i, R.ROLE_INDEX, resolve(f.getStack(sz - 1)), false);
+                if (capA.containsKey(n)) {
+                    before.add(new InsnNode(DUP));
+                    call(before, "id", "(Ljava/lang/Object;)I");
+                    before.add(new VarInsnNode(ISTORE, capA.get(n)));
+                    before.add(new VarInsnNode(ILOAD, sidx));
+                    before.add(new VarInsnNode(ISTORE, capB.get(n)));
+                }
+                before.add(new VarInsnNode(ILOAD, sidx));
+                break;
+            }
+            case GETFIELD: {
+                int rcv = pooled("rcv", 1);
+                int sort = Type.getType(((FieldInsnNode) n).desc).getSort();
+                before.add(new InsnNode(DUP));
+                before.add(new VarInsnNode(ASTORE, rcv));
+                after.add(new InsnNode(sort == Type.OBJECT || sort == Type.ARRAY ? DUP : ACONST_NULL));
+                after.add(new VarInsnNode(ALOAD, rcv));
+                call(after, "reachLoad", "(Ljava/lang/Object;Ljava/lang/Object;)V");
+                useTop(before, i, R.ROLE_DEREF, resolve(f.getStack(sz - 1)), true);
+                if (capA.containsKey(n)) {
+                    before.add(new InsnNode(DUP));
+                    call(before, "id", "(Ljava/lang/Object;)I");
+                    before.add(new VarInsnNode(ISTORE, capA.get(n)));
+                }
+                break;
+            }
+            case ARRAYLENGTH: case ATHROW: case MONITORENTER:
+                useTop(before, i, R.ROLE_DEREF, resolve(f.getStack(sz - 1)), true);
+                break;
+            case IFEQ: case IFNE: case IFLT: case IFGE: case IFGT: case IFLE: case IFNULL: case IFNONNULL:
+            case TABLESWITCH: case LOOKUPSWITCH:
+                branch(before, i, resolve(f.getStack(sz - 1)), null);
+                break;
+            case IF_ICMPEQ: case IF_ICMPNE: case IF_ICMPLT: case IF_ICMPGE: case IF_ICMPGT: case IF_ICMPLE:
+            case IF_ACMPEQ: case IF_ACMPNE:
+                branch(before, i, resolve(f.getStack(sz - 2)), resolve(f.getStack(sz - 1)));
+                break;
+            case IRETURN: case LRETURN: case FRETURN: case DRETURN: case ARETURN:
+                def(before, i, () -> {
+                    push(before, R.K_RET);
+                    push(before, 0);
+                    frame(before);
+                    push(before, 0);
+                }, f.getStack(sz - 1));
+                frame(before);
+                call(before, "exit", "(I)V");
+                break;
+            case RETURN:
+                frame(before);
+                call(before, "exit", "(I)V");
+                break;
+            case NEWARRAY: case ANEWARRAY: case MULTIANEWARRAY:
+                after.add(new InsnNode(DUP));
+                frame(after);
+                push(after, stmt(i));
+                call(after, "allocArray", "(Ljava/lang/Object;II)V");
+                break;
+            case INVOKEVIRTUAL: case INVOKESPECIAL: case INVOKESTATIC: case INVOKEINTERFACE: case INVOKEDYNAMIC:
+                invoke(i, n, f, op, before, after);
+                break;
+            default:
+                break;
+        }
+    }
+
+    private void branch(InsnList l, int i, Src a, Src b) {
+        frame(l);
+        push(l, stmt(i));
+        if (isVar(a, false, this)) pushVar(l, a, false);
+        else pushNone(l);
+        if (b != null && isVar(b, false, this)) pushVar(l, b, false);
+        else pushNone(l);
+        call(l, "branch", "(IIIIIIIIII)V");
+    }
+
+    private static void pushNone(InsnList l) {
+        push(l, R.K_NONE);
+        push(l, -1);
+        push(l, 0);
+        push(l, 0);
+    }
+
+    private void invoke(int i, AbstractInsnNode n, Frame<SourceValue> f, int op, InsnList before, InsnList after) {
+        String desc, name;
+        if (op == INVOKEDYNAMIC) {
+            desc = ((InvokeDynamicInsnNode) n).desc;
+            name = ((InvokeDynamicInsnNode) n).name;
+        } else {
+            desc = ((MethodInsnNode) n).desc;
+            name = ((MethodInsnNode) n).name;
+        }
+        Type[] args = Type.getArgumentTypes(desc);
+        int na = args.length, sz = f.getStackSize();
+        boolean recv = op != INVOKESTATIC && op != INVOKEDYNAMIC;
+        boolean init = name.equals("<init>");
+        boolean sup = i == superInit;
+        // spill the arguments, last first
+        int[] slots = new int[na];
+        Map<Character, Integer> ord = new HashMap<>();
+        for (int j = 0; j < na; j++) {
+            char k = sortKey(args[j]);
+            int o = ord.merge(k, 1, Integer::sum) - 1;
+            slots[j] = pooled("a" + k + o, args[j].getSize());
+        }
+        for (int j = na - 1; j >= 0; j--) before.add(new VarInsnNode(args[j].getOpcode(ISTORE), slots[j]));
+        if (recv && !init) before.add(new InsnNode(DUP)); // the receiver: the callee's `this` must be it
+        else before.add(new InsnNode(ACONST_NULL));
+        frame(before);
+        push(before, stmt(i));
+        push(before, op == INVOKEDYNAMIC ? -1 : R.name(name + desc));
+        push(before, sup ? 1 : 0);
+        call(before, "preCall", "(Ljava/lang/Object;IIIZ)V");
+        if (recv && !init) useTop(before, i, R.ROLE_DEREF, resolve(f.getStack(sz - na - 1)), true);
+        for (int j = 0; j < na; j++) {
+            Src s = resolve(f.getStack(sz - na + j));
+            boolean ref = args[j].getSort() == Type.OBJECT || args[j].getSort() == Type.ARRAY;
+            if (isVar(s, false, this) && ref) before.add(new VarInsnNode(ALOAD, slots[j]));
+            if (!isVar(s, false, this)) ref = false;
+            frame(before);
+            push(before, stmt(i));
+            push(before, R.ROLE_ARG);
+            int how = pushVar(before, s, false);
+            push(before, how);
+            if (ref) call(before, "useRef", "(Ljava/lang/Object;IIIIIIII)V");
+            else call(before, "use", "(IIIIIIII)V");
+        }
+        for (int j = 0; j < na; j++) before.add(new VarInsnNode(args[j].getOpcode(ILOAD), slots[j]));
+        Type rt = Type.getReturnType(desc);
+        if (init || rt.getSort() == Type.VOID) {
+            frame(after);
+            call(after, "postCallVoid", "(I)V");
+        } else {
+            frame(after);
+            push(after, stmt(i));
+            push(after, needTemp.contains(n) ? R.name(tempName(n)) : -1);
+            push(after, R.name(calleeName(n)));
+            call(after, "postCall", "(IIII)I");
+            if (capA.containsKey(n)) after.add(new VarInsnNode(ISTORE, capA.get(n)));
+            else after.add(new InsnNode(POP));
+        }
+    }
+
+    @SuppressWarnings("unused")
+    private static List<Integer> unused() {
+        return null;
+    }
+}

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks every shipped bundle in traces/ (and any directories given) against
+"""Checks every shipped bundle in traces/ and the Java-traced testdata/java/motivating/bundle
+(or the directories given) against
 docs/trace-format.schema.json, so the schema and the reader cannot drift apart."""
 import gzip
 import json
@@ -30,7 +31,8 @@ def lines(path):
 
 
 dirs = sys.argv[1:] or [os.path.join(ROOT, "traces", d) for d in sorted(os.listdir(os.path.join(ROOT, "traces")))
-                        if os.path.isfile(os.path.join(ROOT, "traces", d, "manifest.json"))]
+                        if os.path.isfile(os.path.join(ROOT, "traces", d, "manifest.json"))] \
+    + [os.path.join(ROOT, "testdata", "java", "motivating", "bundle")]
 errors = 0
 for d in dirs:
     for file, name in defs.items():

@@ -549,7 +549,18 @@ pub fn analyze_failure(
     symbols: &Symbols,
 ) -> Result<Failure, String> {
     if test.truncated {
-        return Err("truncated event stream: the tracer stopped recording this test early".into());
+        // The tracer's own account (e.g. paf.Timeout: the test did not end within 60 s) says
+        // why it stopped; show it when there is one.
+        let why = match &test.exception {
+            Some(e) => match &e.message {
+                Some(m) => format!(" ({}: {m})", e.kind),
+                None => format!(" ({})", e.kind),
+            },
+            None => String::new(),
+        };
+        return Err(format!(
+            "truncated event stream: the tracer stopped recording this test early{why}"
+        ));
     }
     let exception = test
         .exception

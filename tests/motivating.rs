@@ -46,14 +46,31 @@ fn theta(fs: &Value) -> Vec<(u64, u64, String, Vec<String>)> {
 
 #[test]
 fn motivating_example_reproduces_table_1() {
-    let report = rank("traces/motivating", &[]);
+    table_1("traces/motivating", "", "");
+}
+
+/// The bundle the Java agent recorded from testdata/java/motivating (docs/java.md) gives the
+/// same answer; only the names are qualified.
+#[test]
+fn java_traced_motivating_example_reproduces_table_1() {
+    table_1(
+        "testdata/java/motivating/bundle",
+        "org.example.ProjectEntryTest.",
+        "org.example.",
+    );
+}
+
+/// Checks Table 1 on `bundle`, whose test ids start with `tests` and class names with `classes`.
+fn table_1(bundle: &str, tests: &str, classes: &str) {
+    let t = |name: &str| format!("{tests}{name}");
+    let report = rank(bundle, &[]);
     assert_eq!(report["schema"], "paf.rank/1");
     let sets = report["flow_sets"].as_array().unwrap();
     assert_eq!(sets.len(), 2);
 
     let f1 = &sets[0];
     assert_eq!(f1["rank"], 1);
-    assert_eq!(f1["tests"], serde_json::json!(["fTest1"]));
+    assert_eq!(f1["tests"], serde_json::json!([t("fTest1")]));
     assert_eq!(f1["locality"], "local");
     assert_eq!(f1["crash"]["origin"]["line"], 45);
     assert_eq!(f1["crash"]["statement"]["line"], 47);
@@ -63,34 +80,29 @@ fn motivating_example_reproduces_table_1() {
 
     let f2 = &sets[1];
     assert_eq!(f2["rank"], 2);
-    assert_eq!(f2["tests"], serde_json::json!(["fTest2"]));
+    assert_eq!(f2["tests"], serde_json::json!([t("fTest2")]));
     assert_eq!(f2["locality"], "non-local");
     assert_eq!(f2["crash"]["origin"]["line"], 32);
     assert_eq!(f2["crash"]["statement"]["line"], 59);
-    let ret = "ProjectEntry.getProject()".to_string();
+    let ret = format!("{classes}ProjectEntry.getProject()");
     assert_eq!(
         theta(f2),
-        vec![(
-            56,
-            59,
-            ret,
-            vec!["pTest1".to_string(), "pTest2".to_string()]
-        )]
+        vec![(56, 59, ret, vec![t("pTest1"), t("pTest2")])]
     );
     assert_eq!(f2["likelihood"].as_f64(), Some(1.0));
 
-    let tests: Vec<(&str, u64)> = report["tests"]
+    let ranked: Vec<(String, u64)> = report["tests"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| {
+        .map(|r| {
             (
-                t["test"].as_str().unwrap(),
-                t["flow_set_rank"].as_u64().unwrap(),
+                r["test"].as_str().unwrap().to_string(),
+                r["flow_set_rank"].as_u64().unwrap(),
             )
         })
         .collect();
-    assert_eq!(tests, vec![("fTest1", 1), ("fTest2", 2)]);
+    assert_eq!(ranked, vec![(t("fTest1"), 1), (t("fTest2"), 2)]);
 }
 
 /// copy-chain has two flow-sets with equal locality and likelihood: their order is the seeded

@@ -34,6 +34,11 @@ pub enum Command {
     /// Write a synthetic bundle with planted faults and precondition violations, and its
     /// truth.csv (a workload for benchmarks and tests).
     Synth(SynthArgs),
+    /// Record a trace bundle by running tests under a tracer (`paf trace java ...`).
+    Trace {
+        #[command(subcommand)]
+        command: super::trace::TraceCommand,
+    },
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -38,6 +38,7 @@ pub enum Config {
         output: PathBuf,
     },
     Od(super::od::OdConfig),
+    TraceJava(super::trace::JavaArgs),
 }
 
 fn options(max_covering: usize) -> Options {
@@ -84,6 +85,9 @@ impl Config {
                 format: a.format,
             },
             Command::Od(a) => Config::Od(super::od::OdConfig::from_args(a)?),
+            Command::Trace {
+                command: super::trace::TraceCommand::Java(a),
+            } => Config::TraceJava(a),
             Command::Synth(a) => {
                 if a.output.is_file() {
                     return Err(CliError::Usage(format!(
@@ -168,6 +172,7 @@ impl Config {
             }
             Config::Validate { bundle, format } => validate(&bundle, format),
             Config::Od(od) => od.run(),
+            Config::TraceJava(a) => super::trace::java(a),
             Config::Synth { config, output } => {
                 let s = synth::generate(&config, &output).map_err(|e| {
                     CliError::Usage(format!(

@@ -6,6 +6,7 @@ mod config;
 mod dump;
 pub mod od;
 mod output;
+mod trace;
 
 use std::process::ExitCode;
 

@@ -30,7 +30,7 @@ tests_of() { (cd "$TD/$1/test" && find . -name '*.java' | sed 's|^\./||; s|\.jav
 
 echo "== motivating (PAF Figure 2 / Table 1)"
 compile motivating
-"$HERE/trace.sh" --quiet --classpath "$OUT/classes/motivating" --include org.example \
+"$PAF" trace java --quiet --classpath "$OUT/classes/motivating" --include org.example \
   --tests org.example.ProjectEntryTest --sourcepath "$TD/motivating/src" -o "$OUT/motivating"
 "$PAF" rank "$OUT/motivating" --format json > "$OUT/motivating.rank.json"
 $CHECK motivating "$OUT/motivating.rank.json"
@@ -39,14 +39,14 @@ $CHECK motivating "$OUT/motivating.committed.rank.json" >/dev/null && echo "ok: 
 
 echo "== library (Randoop-style suite, $(tests_of library | tr , '\n' | wc -l) test classes)"
 compile library
-"$HERE/trace.sh" --quiet --gzip --classpath "$OUT/classes/library" --include org.shelf \
+"$PAF" trace java --quiet --gzip --classpath "$OUT/classes/library" --include org.shelf \
   --tests "$(tests_of library)" --sourcepath "$TD/library/src" -o "$OUT/library"
 "$PAF" rank "$OUT/library" --format json > "$OUT/library.rank.json"
 $CHECK library "$OUT/library.rank.json" "$TD/library/truth.csv"
 
 echo "== static-state (order-dependent failure through a static field)"
 compile static-state
-"$HERE/trace.sh" --quiet --classpath "$OUT/classes/static-state" --include org.cli \
+"$PAF" trace java --quiet --classpath "$OUT/classes/static-state" --include org.cli \
   --tests RegressionTest0,ErrorTest0 --sourcepath "$TD/static-state/src" -o "$OUT/static-state"
 "$PAF" rank "$OUT/static-state" --format json > "$OUT/static-state.rank.json"
 printf 'ErrorTest0.test1\nErrorTest0.test2\n' > "$OUT/static-state.alone.txt"

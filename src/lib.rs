@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod coverage;
 pub mod dataflow;
+pub mod eval;
 pub mod explain;
 pub mod flowset;
 pub mod od;

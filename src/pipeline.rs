@@ -50,8 +50,28 @@ impl Analysis {
     }
 }
 
+/// Told after each test how far reading has got (the command line draws a progress bar).
+pub trait Progress {
+    /// `bytes`: of the tests file read so far; `tests`: tests read so far.
+    fn tick(&mut self, bytes: u64, tests: usize);
+}
+
+/// No progress reports.
+impl Progress for () {
+    fn tick(&mut self, _: u64, _: usize) {}
+}
+
 /// Reads every test of the bundle once. All problems found are returned together.
 pub fn analyze(bundle: &mut Bundle, options: &Options) -> Result<Analysis, Vec<Problem>> {
+    analyze_with(bundle, options, &mut ())
+}
+
+/// [`analyze`], reporting progress to `progress`.
+pub fn analyze_with(
+    bundle: &mut Bundle,
+    options: &Options,
+    progress: &mut dyn Progress,
+) -> Result<Analysis, Vec<Problem>> {
     let mut duas = DuaTable::new(options.max_covering);
     let statics: Vec<_> = bundle.static_duas.clone();
     for s in statics {
@@ -74,7 +94,10 @@ pub fn analyze(bundle: &mut Bundle, options: &Options) -> Result<Analysis, Vec<P
     let mut problems = Vec::new();
     let tests_path = bundle.tests_path().to_path_buf();
     let mut reader = bundle.tests().map_err(|p| vec![p])?;
+    let mut seen = 0;
     while let Some(item) = reader.next() {
+        seen += 1;
+        progress.tick(reader.bytes_read(), seen);
         let test = match item {
             Ok(test) => test,
             Err(mut found) => {

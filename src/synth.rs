@@ -89,6 +89,7 @@ impl Program {
                 file: file.to_string(),
                 line,
                 bci: None,
+                access: None,
             });
             id
         };

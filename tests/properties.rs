@@ -257,6 +257,7 @@ fn events_of(ops: &[(u8, u8, u8, u8)], names: &mut Names) -> Vec<Event> {
                     method,
                     caller,
                     this: (y % 2 == 0).then_some(1 + u64::from(y % 3)),
+                    values: None,
                 }
             }
             (1, Some(frame)) => {

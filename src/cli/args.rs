@@ -31,6 +31,9 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Order-dependence filter: find failures caused by the order tests ran in.
     Od(super::od::OdArgs),
+    /// Measure PAF and the baselines against a ground truth: APFD, clustering F-measure,
+    /// alarm precision and recall (or measure rankings and clusterings made elsewhere).
+    Eval(super::eval::EvalArgs),
     /// Write a synthetic bundle with planted faults and precondition violations, and its
     /// truth.csv (a workload for benchmarks and tests).
     Synth(SynthArgs),
@@ -71,6 +74,10 @@ pub struct AnalysisArgs {
     /// Keep at most N covering passing tests per DUA in the output (0: all); counts stay exact.
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub max_covering: usize,
+    /// Threads that read the bundle (default: one per core). The output is the same for any
+    /// number.
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
 }
 
 #[derive(Args, Debug)]
@@ -105,6 +112,10 @@ pub struct ExplainArgs {
     pub format: TextFormat,
     #[arg(long, default_value_t = DEFAULT_SEED)]
     pub seed: u64,
+    /// Threads that read the bundle (default: one per core). The output is the same for any
+    /// number.
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
 }
 
 #[derive(Args, Debug)]
@@ -112,6 +123,10 @@ pub struct ValidateArgs {
     pub bundle: PathBuf,
     #[arg(long, value_enum, default_value_t = TextFormat::Text)]
     pub format: TextFormat,
+    /// Threads that read the bundle (default: one per core). The output is the same for any
+    /// number.
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
 }
 
 #[derive(Args, Debug)]

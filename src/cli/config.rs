@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::args::{Cli, Command, Dump, RankFormat, TextFormat};
-use super::{CliError, dump, exit, output};
+use super::{CliError, dump, exit, output, progress};
 use crate::explain;
 use crate::pipeline::{self, Analysis, Options, Ranked};
 use crate::report::{self, Report, render, render::By};
@@ -22,24 +22,31 @@ pub enum Config {
         output: Option<PathBuf>,
         dump: Option<Dump>,
         exclude_od: Option<PathBuf>,
+        jobs: Jobs,
     },
     Explain {
         bundle: PathBuf,
         test: String,
         format: TextFormat,
         seed: u64,
+        jobs: Jobs,
     },
     Validate {
         bundle: PathBuf,
         format: TextFormat,
+        jobs: Jobs,
     },
     Synth {
         config: SynthConfig,
         output: PathBuf,
     },
     Od(super::od::OdConfig),
+    Eval(super::eval::EvalConfig),
     TraceJava(super::trace::JavaArgs),
 }
+
+/// Threads that read a bundle; `None`: one per core.
+type Jobs = Option<u16>;
 
 fn options(max_covering: usize) -> Options {
     Options {
@@ -72,6 +79,7 @@ impl Config {
                     output: a.output,
                     dump: a.dump,
                     exclude_od: a.exclude_od,
+                    jobs: a.analysis.jobs,
                 }
             }
             Command::Explain(a) => Config::Explain {
@@ -79,12 +87,15 @@ impl Config {
                 test: a.test,
                 format: a.format,
                 seed: a.seed,
+                jobs: a.jobs,
             },
             Command::Validate(a) => Config::Validate {
                 bundle: a.bundle,
                 format: a.format,
+                jobs: a.jobs,
             },
             Command::Od(a) => Config::Od(super::od::OdConfig::from_args(a)?),
+            Command::Eval(a) => Config::Eval(super::eval::EvalConfig::from_args(a)?),
             Command::Trace {
                 command: super::trace::TraceCommand::Java(a),
             } => Config::TraceJava(a),
@@ -120,8 +131,9 @@ impl Config {
                 output,
                 dump,
                 exclude_od,
+                jobs,
             } => {
-                let (bundle, mut analysis) = load(&bundle, &options)?;
+                let (bundle, mut analysis) = load(&bundle, &options, jobs)?;
                 let excluded = match &exclude_od {
                     Some(path) => exclude_order_caused(&mut analysis, path)?,
                     None => Vec::new(),
@@ -152,8 +164,9 @@ impl Config {
                 test,
                 format,
                 seed,
+                jobs,
             } => {
-                let (bundle, analysis) = load(&bundle, &options(0))?;
+                let (bundle, analysis) = load(&bundle, &options(0), jobs)?;
                 let ranked: Ranked = pipeline::rank(&analysis, seed);
                 let report: Report = report::build(&bundle, &analysis, &ranked, seed);
                 let e = explain::explain(&bundle, &analysis, &report, &test)
@@ -170,8 +183,13 @@ impl Config {
                 output::emit(&text, None)?;
                 Ok(exit::OK)
             }
-            Config::Validate { bundle, format } => validate(&bundle, format),
+            Config::Validate {
+                bundle,
+                format,
+                jobs,
+            } => validate(&bundle, format, jobs),
             Config::Od(od) => od.run(),
+            Config::Eval(e) => e.run(),
             Config::TraceJava(a) => super::trace::java(a),
             Config::Synth { config, output } => {
                 let s = synth::generate(&config, &output).map_err(|e| {
@@ -252,18 +270,33 @@ fn excluded_text(excluded: &[report::ExcludedReport]) -> String {
     s
 }
 
-fn load(path: &std::path::Path, options: &Options) -> Result<(Bundle, Analysis), CliError> {
-    let mut bundle = Bundle::open(path).map_err(CliError::Bundle)?;
-    let analysis = pipeline::analyze(&mut bundle, options).map_err(CliError::Bundle)?;
-    Ok((bundle, analysis))
+/// Opens and analyzes a bundle with `jobs` reading threads and a progress bar on stderr.
+fn open_and_analyze(
+    path: &std::path::Path,
+    options: &Options,
+    jobs: Jobs,
+) -> Result<(Bundle, Analysis), Vec<crate::trace::Problem>> {
+    let mut bundle = Bundle::open(path)?;
+    if let Some(jobs) = jobs {
+        bundle.set_jobs(usize::from(jobs));
+    }
+    let mut bar = progress::Bar::new(bundle.tests_size());
+    let analysis = pipeline::analyze_with(&mut bundle, options, &mut bar);
+    bar.finish();
+    Ok((bundle, analysis?))
+}
+
+fn load(
+    path: &std::path::Path,
+    options: &Options,
+    jobs: Jobs,
+) -> Result<(Bundle, Analysis), CliError> {
+    open_and_analyze(path, options, jobs).map_err(CliError::Bundle)
 }
 
 /// `paf validate`: every problem on standard output, then a summary; exit 2 if any.
-fn validate(path: &std::path::Path, format: TextFormat) -> Result<u8, CliError> {
-    let result = Bundle::open(path).and_then(|mut b| {
-        let analysis = pipeline::analyze(&mut b, &options(1))?;
-        Ok((b, analysis))
-    });
+fn validate(path: &std::path::Path, format: TextFormat, jobs: Jobs) -> Result<u8, CliError> {
+    let result = open_and_analyze(path, &options(1), jobs);
     let (text, code) = match (&result, format) {
         (Ok((b, a)), TextFormat::Text) => (
             format!(

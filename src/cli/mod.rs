@@ -4,8 +4,10 @@
 pub mod args;
 mod config;
 mod dump;
+pub mod eval;
 pub mod od;
 mod output;
+mod progress;
 mod trace;
 
 use std::process::ExitCode;

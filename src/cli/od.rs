@@ -68,7 +68,8 @@ pub struct SuiteArgs {
     /// Each test's static reads and writes, in the access-file format.
     #[arg(long, value_name = "FILE", conflicts_with = "bundle")]
     pub access: Option<PathBuf>,
-    /// A trace bundle: its static-field def/use events give each test's reads and writes.
+    /// A trace bundle: its static-field events and its `end.statics` records give each test's
+    /// reads and writes.
     #[arg(long, value_name = "BUNDLE")]
     pub bundle: Option<PathBuf>,
     /// Algorithms, in the order to run them.

@@ -35,7 +35,7 @@ pub enum DetectError {
     #[error("{0}")]
     TooMany(#[from] algo::TooMany),
     #[error(
-        "the runner gave no result for any test of the default order ({exit}){problems}{stderr}; expected one result per test (docs/order-dependence.md)"
+        "the runner gave no result for any test of the default order ({exit}){problems}; expected one result per test (docs/order-dependence.md){stderr}"
     )]
     RunnerBroken {
         exit: String,
@@ -164,7 +164,7 @@ pub fn detect(
                 .as_ref()
                 .filter(|s| !s.is_empty())
                 .map_or(String::new(), |s| {
-                    format!("; its standard error ends:\n{s}\n")
+                    format!("; its standard error ends:\n{}", s.trim_end())
                 }),
         });
     }

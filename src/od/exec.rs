@@ -149,16 +149,45 @@ impl Executor {
             self.progress.inc_length(todo.len() as u64);
             self.execute(&todo);
         }
-        batch
+        let mut out = Vec::with_capacity(batch.len());
+        for job in batch {
+            let run = self.cache.get(job).cloned();
+            if let Some(run) = &run
+                && self.used.insert(job.clone())
+            {
+                self.note_problems(job, run);
+            }
+            out.push(run);
+        }
+        out
+    }
+
+    /// Lists a run the analysis uses for the first time among the problems when some test
+    /// got no result or the results file had protocol problems. Runs taken from the journal
+    /// are listed like fresh ones, so a resumed report lists the same problems.
+    fn note_problems(&mut self, job: &Job, run: &Run) {
+        let lost = run
+            .results
             .iter()
-            .map(|job| {
-                let run = self.cache.get(job).cloned();
-                if run.is_some() {
-                    self.used.insert(job.clone());
-                }
-                run
-            })
-            .collect()
+            .any(|r| r.is_err() && !matches!(r, Err(Missing::Skipped)));
+        if (!lost && run.problems.is_empty()) || self.problems.len() >= 50 {
+            return;
+        }
+        self.problems.push(RunProblem {
+            order: job.0.iter().map(|&t| self.ids[t].clone()).collect(),
+            rep: job.1,
+            exit: run.exit.clone(),
+            missing: run.results.iter().filter(|r| r.is_err()).count(),
+            without_result: job
+                .0
+                .iter()
+                .zip(&run.results)
+                .filter(|(_, r)| r.is_err())
+                .map(|(&t, _)| self.ids[t].clone())
+                .collect(),
+            problems: run.problems.clone(),
+            stderr_tail: run.stderr_tail.clone(),
+        });
     }
 
     fn execute(&mut self, todo: &[Job]) {
@@ -226,23 +255,6 @@ impl Executor {
                 }
                 Some(out) => {
                     self.executed += 1;
-                    let missing = out.results.iter().filter(|r| r.is_err()).count();
-                    let lost = out
-                        .results
-                        .iter()
-                        .any(|r| r.is_err() && !matches!(r, Err(Missing::Skipped)));
-                    if (lost || !out.problems.is_empty()) && self.problems.len() < 50 {
-                        {
-                            self.problems.push(RunProblem {
-                                order: job.0.iter().map(|&t| self.ids[t].clone()).collect(),
-                                rep: job.1,
-                                exit: out.exit.text(),
-                                missing,
-                                problems: out.problems.clone(),
-                                stderr_tail: out.stderr_tail.clone(),
-                            });
-                        }
-                    }
                     self.cache.insert(
                         job,
                         Arc::new(Run {

@@ -9,6 +9,7 @@ use serde::Deserialize;
 use super::Access;
 use super::report::{OD_SCHEMA, OdReport};
 use crate::trace::Problem;
+use crate::trace::lines::Lines;
 use crate::trace::{Bundle, Event, Source, Var};
 
 fn read_text(path: &Path) -> Result<String, Vec<Problem>> {
@@ -138,7 +139,10 @@ fn line_of(text: &str, needle: &str) -> u64 {
 
 /// The bundle's test ids in file order and each test's static-state accesses: a static field
 /// the test uses (or copies from) before defining it is a read; every static field it defines
-/// is a write (docs/trace-format.md, variable kind `static`).
+/// is a write (docs/trace-format.md, variable kind `static`). When a test's `end` record has
+/// `statics`, its `read` and `reachable_read` fields are added to the reads and its `written`
+/// and `reachable_written` to the writes (a superset: `statics` does not say whether a read
+/// came before the test's own write, so the read is kept, which can only add schedules).
 pub fn access_from_bundle(path: &Path) -> Result<(Vec<String>, Vec<StaticAccess>), Vec<Problem>> {
     let mut bundle = Bundle::open(path)?;
     let mut reader = bundle.tests().map_err(|p| vec![p])?;
@@ -200,11 +204,72 @@ pub fn access_from_bundle(path: &Path) -> Result<(Vec<String>, Vec<StaticAccess>
         ids.push(test.id.clone());
         per_test.push((reads, writes));
     }
-    if problems.is_empty() {
-        Ok((ids, per_test))
-    } else {
-        Err(problems)
+    drop(reader);
+    if !problems.is_empty() {
+        return Err(problems);
     }
+    let recorded = end_statics(bundle.tests_path())?;
+    for (id, (reads, writes)) in ids.iter().zip(per_test.iter_mut()) {
+        if let Some(s) = recorded.get(id) {
+            for f in s.read.iter().chain(&s.reachable_read) {
+                if !reads.contains(f) {
+                    reads.push(f.clone());
+                }
+            }
+            for f in s.written.iter().chain(&s.reachable_written) {
+                if !writes.contains(f) {
+                    writes.push(f.clone());
+                }
+            }
+        }
+    }
+    Ok((ids, per_test))
+}
+
+/// The `statics` object of an `end` record (docs/trace-format.md; the Java agent writes it):
+/// the static fields the test read and wrote, and the root static field of every object
+/// reachable from a static that it read or changed (ElectricTest's heap abstraction).
+#[derive(Deserialize, Default)]
+struct EndStatics {
+    #[serde(default)]
+    read: Vec<String>,
+    #[serde(default)]
+    written: Vec<String>,
+    #[serde(default)]
+    reachable_read: Vec<String>,
+    #[serde(default)]
+    reachable_written: Vec<String>,
+}
+
+/// The part of a tests-file line this pass needs.
+#[derive(Deserialize)]
+struct EndLine {
+    k: String,
+    #[serde(default)]
+    test: Option<String>,
+    #[serde(default)]
+    statics: Option<EndStatics>,
+}
+
+/// Each test's `end.statics`, by test id, from a second pass over the tests file. The
+/// static reads the agent records without an event (a `GETSTATIC` whose value only feeds
+/// arithmetic) are only here. Only lines that mention `statics` are parsed; the first pass
+/// has already checked the file.
+fn end_statics(path: &Path) -> Result<HashMap<String, EndStatics>, Vec<Problem>> {
+    let mut lines = Lines::open(path).map_err(|p| vec![p])?;
+    let mut out = HashMap::new();
+    while let Some(line) = lines.next_line().map_err(|p| vec![p])? {
+        if !line.text.contains("\"statics\"") {
+            continue;
+        }
+        let parsed: EndLine = serde_json::from_str(line.text)
+            .map_err(|e| vec![Problem::json(path, line.number, &e)])?;
+        if let (true, Some(test), Some(statics)) = (parsed.k == "end", parsed.test, parsed.statics)
+        {
+            out.insert(test, statics);
+        }
+    }
+    Ok(out)
 }
 
 /// Access sets for `ids` from a bundle's per-test accesses (tests the bundle lacks access
@@ -266,6 +331,48 @@ mod tests {
         assert_eq!(err[0].line, Some(3));
         assert!(err[0].message.contains("first on line 1"));
         assert!(parse_tests(p, "\n# nothing\n").is_err());
+    }
+
+    #[test]
+    fn bundle_access_adds_end_statics() {
+        // Test a writes C.x (an event); test b reads C.x only through a GETSTATIC that has no
+        // event, and reads an object reachable from C.list that test a changed: both only in
+        // `end.statics`. Test c has no `statics` and reads C.x through a `use` event.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(
+            d.join("manifest.json"),
+            r#"{"format": "paf-trace", "version": 1}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("statements.jsonl"),
+            r#"{"id":0,"class":"C","method":"m","file":"C.java","line":3}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("tests.jsonl"),
+            r#"{"k":"begin","test":"a"}
+{"k":"enter","frame":1,"method":"C.m"}
+{"k":"def","frame":1,"stmt":0,"var":{"static":"C.x"},"how":"const"}
+{"k":"exit","frame":1}
+{"k":"end","test":"a","outcome":"pass","events":3,"statics":{"read":[],"written":["C.x"],"reachable_read":["C.list"],"reachable_written":["C.list"]}}
+{"k":"begin","test":"b"}
+{"k":"end","test":"b","outcome":"pass","events":0,"statics":{"read":["C.x"],"written":[],"reachable_read":["C.list"],"reachable_written":[]}}
+{"k":"begin","test":"c"}
+{"k":"enter","frame":1,"method":"C.m"}
+{"k":"use","frame":1,"stmt":0,"var":{"static":"C.x"}}
+{"k":"exit","frame":1}
+{"k":"end","test":"c","outcome":"pass","events":3}
+"#,
+        )
+        .unwrap();
+        let (ids, per_test) = access_from_bundle(d).unwrap();
+        assert_eq!(ids, vec!["a", "b", "c"]);
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(per_test[0], (s(&["C.list"]), s(&["C.x", "C.list"])));
+        assert_eq!(per_test[1], (s(&["C.x", "C.list"]), s(&[])));
+        assert_eq!(per_test[2], (s(&["C.x"]), s(&[])));
     }
 
     #[test]

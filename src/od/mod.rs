@@ -158,7 +158,46 @@ impl Missing {
             Missing::Skipped => "skipped".to_string(),
         }
     }
+
+    /// The reason back from [`Missing::text`] (a journal keeps the text).
+    pub fn from_text(text: &str) -> Missing {
+        let inner = |prefix: &str| {
+            text.strip_prefix(prefix)
+                .and_then(|r| r.strip_suffix(')'))
+                .map(str::to_string)
+        };
+        if text == "no result: timeout" {
+            Missing::Timeout
+        } else if text == "skipped" {
+            Missing::Skipped
+        } else if let Some(how) = inner("no result: runner crashed (") {
+            Missing::Crashed(how)
+        } else if let Some(why) = inner("no result: runner not started (") {
+            Missing::NotStarted(why)
+        } else {
+            Missing::NoResult
+        }
+    }
 }
 
 /// One test's result in one run: an outcome, or the reason there is none.
 pub type Observed = Result<Outcome, Missing>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_reasons_survive_their_text() {
+        for m in [
+            Missing::Timeout,
+            Missing::Crashed("killed by signal 9".into()),
+            Missing::Crashed("exit status 3".into()),
+            Missing::NoResult,
+            Missing::NotStarted("No such file or directory (os error 2)".into()),
+            Missing::Skipped,
+        ] {
+            assert_eq!(Missing::from_text(&m.text()), m);
+        }
+    }
+}

@@ -107,7 +107,7 @@ impl Res {
         Res::from_observed(&Ok(o.clone()))
     }
 
-    /// Back to an observation (a missing result keeps only its text).
+    /// Back to an observation.
     pub fn observed(&self) -> Observed {
         match self {
             Res::Pass => Ok(Outcome::Pass),
@@ -120,7 +120,7 @@ impl Res {
                 class: class.clone(),
                 line: *line,
             }),
-            Res::Missing { .. } => Err(Missing::NoResult),
+            Res::Missing { reason } => Err(Missing::from_text(reason)),
         }
     }
 
@@ -264,8 +264,13 @@ pub struct PradetEdgeReport {
 pub struct RunProblem {
     pub order: Vec<String>,
     pub rep: u32,
+    /// How the runner ended: `exit status N`, `killed by signal N`, `timeout`, `not started: ...`.
     pub exit: String,
+    /// How many positions of the order have no result.
     pub missing: usize,
+    /// The tests without a result, in order (a test that ran twice is named twice).
+    #[serde(default)]
+    pub without_result: Vec<String>,
     pub problems: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr_tail: Option<String>,
@@ -414,15 +419,30 @@ pub fn table(report: &OdReport) -> String {
         ));
     }
     for p in &report.problems {
+        let mut names = p
+            .without_result
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if p.without_result.len() > 5 {
+            names.push_str(", ...");
+        }
         out.push_str(&format!(
-            "warning: a run of {} test(s) ({}) left {} without a result{}\n",
+            "warning: a run of {} test(s) ({}) left {} without a result{}{}\n",
             p.order.len(),
             p.exit,
             p.missing,
+            if names.is_empty() {
+                String::new()
+            } else {
+                format!(" ({names}); they count as no result, not as failures")
+            },
             if p.problems.is_empty() {
                 String::new()
             } else {
-                format!(": {}", p.problems.join("; "))
+                format!("; {}", p.problems.join("; "))
             }
         ));
     }

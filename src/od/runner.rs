@@ -41,6 +41,13 @@ pub enum Exit {
 impl Exit {
     pub fn text(&self) -> String {
         match self {
+            // `sh -c` reports a command killed by signal N as status 128 + N.
+            Exit::Code(c) if (129..=192).contains(c) => {
+                format!(
+                    "exit status {c}, as a shell reports death by signal {}",
+                    c - 128
+                )
+            }
             Exit::Code(c) => format!("exit status {c}"),
             Exit::Signal(s) => format!("killed by signal {s}"),
             Exit::Timeout => "timeout".to_string(),

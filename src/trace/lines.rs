@@ -3,15 +3,33 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::problem::Problem;
 
 /// Reads a JSON Lines file line by line, holding one line in memory at a time.
 pub struct Lines {
     path: PathBuf,
-    reader: Box<dyn BufRead>,
+    reader: Box<dyn BufRead + Send>,
     buf: Vec<u8>,
     line: u64,
+    /// Bytes of the file (compressed, if it is) read so far, for progress reports.
+    read: Arc<AtomicU64>,
+}
+
+/// Counts the bytes that pass through a reader, readable from other threads.
+struct Counting<R> {
+    inner: R,
+    read: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
 }
 
 /// One non-blank line, with its 1-based number.
@@ -25,7 +43,12 @@ impl Lines {
     pub fn open(path: &Path) -> Result<Lines, Problem> {
         let file =
             File::open(path).map_err(|e| Problem::in_file(path, format!("cannot open: {e}")))?;
-        let inner: Box<dyn Read> = match path.extension().and_then(|e| e.to_str()) {
+        let read = Arc::new(AtomicU64::new(0));
+        let file = Counting {
+            inner: file,
+            read: Arc::clone(&read),
+        };
+        let inner: Box<dyn Read + Send> = match path.extension().and_then(|e| e.to_str()) {
             Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(file)),
             Some("zst") => Box::new(
                 zstd::Decoder::new(file)
@@ -38,6 +61,7 @@ impl Lines {
             reader: Box::new(BufReader::with_capacity(1 << 16, inner)),
             buf: Vec::with_capacity(256),
             line: 0,
+            read,
         })
     }
 
@@ -49,11 +73,17 @@ impl Lines {
             reader: Box::new(io::Cursor::new(bytes)),
             buf: Vec::with_capacity(256),
             line: 0,
+            read: Arc::default(),
         }
     }
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// A handle on the count of bytes read from the file so far.
+    pub fn bytes_read(&self) -> Arc<AtomicU64> {
+        Arc::clone(&self.read)
     }
 
     /// The next non-blank line, `Ok(None)` at the end of the file.

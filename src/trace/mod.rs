@@ -8,6 +8,7 @@ pub mod lines;
 pub mod model;
 pub mod problem;
 pub mod raw;
+mod source;
 mod tests;
 pub mod write;
 
@@ -46,6 +47,8 @@ pub struct Bundle {
     pub static_duas: Vec<StaticDua>,
     pub symbols: Symbols,
     tests_path: PathBuf,
+    /// Threads that parse `tests.jsonl` (results do not depend on it).
+    jobs: usize,
 }
 
 impl Bundle {
@@ -108,13 +111,30 @@ impl Bundle {
             static_duas,
             symbols,
             tests_path,
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
         })
+    }
+
+    /// Sets how many threads parse the tests (default: one per core; 1: no threads at all).
+    /// The tests read, and everything computed from them, are the same for any number.
+    pub fn set_jobs(&mut self, jobs: usize) {
+        self.jobs = jobs.max(1);
     }
 
     /// Streams the bundle's tests in file order.
     pub fn tests(&mut self) -> Result<TestReader<'_>, Problem> {
         let lines = Lines::open(&self.tests_path)?;
-        Ok(TestReader::new(lines, &mut self.symbols, &self.statements))
+        Ok(TestReader::new(
+            lines,
+            self.jobs,
+            &mut self.symbols,
+            &self.statements,
+        ))
+    }
+
+    /// The size of the tests file on disk (compressed, if it is), for progress reports.
+    pub fn tests_size(&self) -> u64 {
+        std::fs::metadata(&self.tests_path).map_or(0, |m| m.len())
     }
 
     /// The path of the tests file, for messages.
@@ -257,6 +277,7 @@ fn read_statements(
             file: symbols.intern(&s.file),
             line: s.line,
             bci: s.bci,
+            access: s.access.map(Box::new),
         };
         if !table.insert(stmt) {
             problems.push(Problem::at(
@@ -340,17 +361,26 @@ pub(crate) mod testing {
                 file: symbols.intern("C.java"),
                 line: id as u32,
                 bci: None,
+                access: None,
             });
         }
         table
     }
 
-    /// Reads `tests_jsonl` (the text of a `tests.jsonl`) against [`statements`].
+    /// Reads `tests_jsonl` (the text of a `tests.jsonl`) against [`statements`], on the
+    /// calling thread and with parsing threads, and checks both readings agree.
     pub(crate) fn read(tests_jsonl: &str) -> Read {
-        let mut symbols = Symbols::default();
-        let statements = statements(&mut symbols);
-        let lines = Lines::from_bytes(Path::new("tests.jsonl"), tests_jsonl.as_bytes().to_vec());
-        let tests = TestReader::new(lines, &mut symbols, &statements).collect();
+        let read_with = |jobs: usize| {
+            let mut symbols = Symbols::default();
+            let statements = statements(&mut symbols);
+            let lines =
+                Lines::from_bytes(Path::new("tests.jsonl"), tests_jsonl.as_bytes().to_vec());
+            let tests: Vec<_> = TestReader::new(lines, jobs, &mut symbols, &statements).collect();
+            (symbols, statements, tests)
+        };
+        let (symbols, statements, tests) = read_with(1);
+        let threaded = read_with(3);
+        assert_eq!(format!("{tests:?}"), format!("{:?}", threaded.2));
         Read {
             symbols,
             statements,

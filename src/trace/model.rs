@@ -54,6 +54,70 @@ pub struct Statement {
     pub file: Sym,
     pub line: u32,
     pub bci: Option<u32>,
+    /// Java modifiers of the statement's class and method, when the tracer wrote them.
+    pub access: Option<Box<Access>>,
+}
+
+/// A Java modifier keyword, spelled as `java.lang.reflect.Modifier.toString` spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Modifier {
+    Public,
+    Protected,
+    Private,
+    Abstract,
+    Static,
+    Final,
+    Transient,
+    Volatile,
+    Synchronized,
+    Native,
+    Strictfp,
+    Interface,
+}
+
+/// The `access` field of a statement record: modifiers of the statement's class and method and
+/// the class's direct superclass (optional; `paf eval`'s JCrasher baseline reads them).
+#[derive(Clone, Debug, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+pub struct Access {
+    /// Modifiers of the class (for a nested class, those its `InnerClasses` entry declares).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<Vec<Modifier>>,
+    /// Modifiers of the method; absent for a field declaration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<Vec<Modifier>>,
+    /// Binary name of the class's direct superclass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superclass: Option<String>,
+}
+
+/// A value a tracer saw at a method's entry: what `enter`'s optional `values` field holds.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
+#[serde(untagged)]
+pub enum Value {
+    /// The null reference.
+    Null,
+    Bool(bool),
+    /// Any integral value (`byte` to `long`, `char` as its code).
+    Int(i64),
+    /// A finite floating-point value.
+    Num(f64),
+    /// A non-null reference; `length` for arrays and strings.
+    Ref {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        length: Option<u64>,
+    },
+}
+
+/// The arguments and receiver fields at a method's entry, by name (the `values` of `enter`).
+#[derive(Clone, Debug, PartialEq, Default, serde::Deserialize, serde::Serialize)]
+pub struct EntryValues {
+    /// Parameters by their local name.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub args: std::collections::BTreeMap<String, Value>,
+    /// Instance fields of the receiver by qualified field name.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub fields: std::collections::BTreeMap<String, Value>,
 }
 
 /// The statement table, indexed both by bundle id and by source position.
@@ -99,6 +163,11 @@ impl StatementTable {
 
     pub fn len(&self) -> usize {
         self.rows.len()
+    }
+
+    /// Every statement, in the order of the table's file.
+    pub fn iter(&self) -> impl Iterator<Item = &Statement> {
+        self.rows.iter()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -186,6 +255,8 @@ pub enum Event {
         method: Sym,
         caller: Option<FrameId>,
         this: Option<ObjId>,
+        /// Argument and receiver-field values at entry, when the tracer wrote them.
+        values: Option<Box<EntryValues>>,
     },
     Exit {
         frame: FrameId,

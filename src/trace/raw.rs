@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use super::model::{ExceptionInfo, How, Outcome, Role};
+use super::model::{Access, EntryValues, ExceptionInfo, How, Outcome, Role};
 
 #[derive(Deserialize, Serialize)]
 pub struct Manifest {
@@ -31,6 +31,8 @@ pub struct Statement {
     pub line: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bci: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<Access>,
 }
 
 #[derive(Deserialize, Serialize)]
@@ -59,26 +61,21 @@ pub enum Kind {
 /// A variable reference; exactly one of the kind fields must be present.
 #[derive(Deserialize, Serialize, Default, Clone)]
 pub struct Var<'a> {
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub local: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<u64>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub obj: Option<u64>,
-    #[serde(
-        borrow,
-        default,
-        rename = "static",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(default, rename = "static", skip_serializing_if = "Option::is_none")]
     pub static_: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elem: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<u64>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ret: Option<u64>,
@@ -86,7 +83,6 @@ pub struct Var<'a> {
 
 #[derive(Deserialize, Serialize, Clone)]
 pub struct FieldDefault<'a> {
-    #[serde(borrow)]
     pub field: Cow<'a, str>,
     pub stmt: u64,
 }
@@ -95,7 +91,7 @@ pub struct FieldDefault<'a> {
 #[derive(Deserialize, Serialize, Default)]
 pub struct Record<'a> {
     pub k: Kind,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
@@ -107,36 +103,38 @@ pub struct Record<'a> {
     pub truncated: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<u64>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caller: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub this: Option<u64>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throw: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stmt: Option<u64>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub var: Option<Var<'a>>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<Var<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cast: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub how: Option<How>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callee: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub null: Option<bool>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uses: Option<Vec<Var<'a>>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub obj: Option<u64>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fields: Option<Vec<FieldDefault<'a>>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<EntryValues>,
 }

@@ -14,14 +14,16 @@ use super::model::{
 };
 use super::problem::Problem;
 use super::raw::{self, Kind, Record};
+use super::source::{self, Item};
 
 /// Iterator over the tests of a bundle, in file order.
 pub struct TestReader<'b> {
-    lines: Lines,
+    source: source::Source,
     state: State<'b>,
+    bytes_read: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
-/// Everything but the line buffer, so a line can be borrowed while the state changes.
+/// Everything but the record source.
 struct State<'b> {
     path: PathBuf,
     symbols: &'b mut Symbols,
@@ -49,8 +51,10 @@ struct Open {
 }
 
 impl<'b> TestReader<'b> {
+    /// Reads `lines`, parsing with `jobs` threads (1: on the calling thread).
     pub(super) fn new(
         lines: Lines,
+        jobs: usize,
         symbols: &'b mut Symbols,
         statements: &'b StatementTable,
     ) -> Self {
@@ -65,8 +69,14 @@ impl<'b> TestReader<'b> {
                 found: 0,
                 done: false,
             },
-            lines,
+            bytes_read: lines.bytes_read(),
+            source: source::Source::new(lines, jobs),
         }
+    }
+
+    /// Bytes of the tests file read so far (the reader may be ahead of the tests returned).
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The statement table the events refer to.
@@ -85,10 +95,9 @@ impl<'b> TestReader<'b> {
         let mut stray = Vec::new();
         let mut open = st.pending_begin.take().map(|(line, id)| st.start(line, id));
         loop {
-            let next = self.lines.next_line();
-            let line = match next {
-                Ok(Some(line)) => line,
-                Ok(None) => {
+            let (number, record) = match self.source.next_item() {
+                Some(Item::Record { number, record }) => (number, record),
+                None => {
                     st.done = true;
                     return match open {
                         Some(mut t) => {
@@ -111,7 +120,7 @@ impl<'b> TestReader<'b> {
                         None => None,
                     };
                 }
-                Err(p) => {
+                Some(Item::Problem(p)) => {
                     let fatal = p.line.is_none();
                     match open.as_mut() {
                         Some(t) => {
@@ -123,23 +132,6 @@ impl<'b> TestReader<'b> {
                     if fatal {
                         st.done = true;
                         return Some(Err(open.map_or(stray, |t| t.problems)));
-                    }
-                    continue;
-                }
-            };
-            let number = line.number;
-            let record: Record<'_> = match serde_json::from_str(line.text) {
-                Ok(r) => r,
-                Err(e) => {
-                    let p = Problem::json_record(&st.path, number, line.text, &e, |s| {
-                        serde_json::from_str::<Record<'_>>(s).map(drop)
-                    });
-                    match open.as_mut() {
-                        Some(t) => {
-                            t.problems.push(p);
-                            t.bad_lines += 1;
-                        }
-                        None => stray.push(p),
                     }
                     continue;
                 }
@@ -354,6 +346,7 @@ fn convert(
                 method: symbols.intern(method),
                 caller: r.caller,
                 this: r.this,
+                values: r.values.clone().map(Box::new),
             })
         }
         Kind::Exit => {

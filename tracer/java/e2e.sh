@@ -63,4 +63,17 @@ grep '^paf' "$OUT/robustness.log" | sed 's/^/  /'
 "$PAF" validate "$OUT/robustness" > /dev/null
 $CHECK robustness "$OUT/robustness"
 
+echo "== order dependence (paf od detect through run-order.sh on static-state; rank --exclude-od)"
+# The runner command is shell words (quoted with %q); paf appends the tests file and -o RESULTS
+# as arguments of their own, so no test id is ever parsed by a shell. The read/write sets come
+# from the bundle traced above (end.statics and the static def/use events). A fresh report each
+# time: the same -o would resume from OD.runs.jsonl.
+OD="$OUT/static-state.od.json"
+rm -f "$OD" "$OD.runs.jsonl"
+RUNNER="$(printf '%q ' "$HERE/run-order.sh" --classpath "$OUT/classes/static-state")"
+"$PAF" od detect --runner "$RUNNER" --bundle "$OUT/static-state" --algo dep-aware,pradet --k 2 \
+  --timeout 2m --no-progress -o "$OD" > "$OUT/static-state.od.txt"
+"$PAF" rank "$OUT/static-state" --exclude-od "$OD" --format json > "$OUT/static-state.rank-od.json"
+python3 "$HERE/od_check.py" "$OD" "$OUT/static-state.rank-od.json"
+
 echo "e2e.sh: all checks passed; bundles in $OUT"

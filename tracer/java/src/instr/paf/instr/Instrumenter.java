@@ -19,6 +19,7 @@ import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.ClassNode;
 import org.objectweb.asm.tree.FieldNode;
+import org.objectweb.asm.tree.InnerClassNode;
 import org.objectweb.asm.tree.LineNumberNode;
 import org.objectweb.asm.tree.MethodNode;
 
@@ -118,7 +119,7 @@ public final class Instrumenter implements ClassFileTransformer {
             int line = fieldLines.find(name, file, f.name);
             if (line < 0) line = ctorLine == Integer.MAX_VALUE ? 0 : ctorLine;
             fnames.add(cls + "." + f.name);
-            fstmts.add(R.stmt("F|" + name + "|" + f.name, cls, null, file, line, -1));
+            fstmts.add(R.stmt("F|" + name + "|" + f.name, cls, null, file, line, -1, accessJson(probe, null)));
         }
         int[] fs = new int[fstmts.size()];
         for (int i = 0; i < fs.length; i++) fs[i] = fstmts.get(i);
@@ -224,5 +225,41 @@ public final class Instrumenter implements ClassFileTransformer {
             }
             return "java/lang/Object";
         }
+    }
+
+    /**
+     * The {@code access} field of a statement record (docs/trace-format.md): the modifiers of the
+     * class (for a nested class, those of its InnerClasses entry, as reflection reports them), of
+     * the method ({@code mn} null: a field declaration, no method) and the direct superclass.
+     */
+    static String accessJson(ClassNode cn, MethodNode mn) {
+        int ca = cn.access;
+        if (cn.innerClasses != null)
+            for (InnerClassNode ic : cn.innerClasses)
+                if (ic.name.equals(cn.name)) {
+                    ca = ic.access;
+                    break;
+                }
+        StringBuilder b = new StringBuilder("{\"class\":");
+        modifiers(b, ca & (java.lang.reflect.Modifier.classModifiers() | Opcodes.ACC_INTERFACE));
+        if (mn != null) {
+            b.append(",\"method\":");
+            modifiers(b, mn.access & java.lang.reflect.Modifier.methodModifiers());
+        }
+        if (cn.superName != null) b.append(",\"superclass\":").append(R.quote(cn.superName.replace('/', '.')));
+        return b.append('}').toString();
+    }
+
+    /** Appends the modifier keywords of {@code flags} as a JSON array of strings. */
+    private static void modifiers(StringBuilder b, int flags) {
+        b.append('[');
+        boolean first = true;
+        for (String w : java.lang.reflect.Modifier.toString(flags).split(" ")) {
+            if (w.isEmpty()) continue;
+            if (!first) b.append(',');
+            b.append('"').append(w).append('"');
+            first = false;
+        }
+        b.append(']');
     }
 }

@@ -17,6 +17,8 @@ import org.objectweb.asm.tree.IincInsnNode;
 import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.InsnNode;
 import org.objectweb.asm.tree.IntInsnNode;
+import org.objectweb.asm.tree.JumpInsnNode;
+import org.objectweb.asm.tree.TypeInsnNode;
 import org.objectweb.asm.tree.InvokeDynamicInsnNode;
 import org.objectweb.asm.tree.LabelNode;
 import org.objectweb.asm.tree.LdcInsnNode;
@@ -95,6 +97,7 @@ final class MethodInstrumenter {
     private int[] lines, bci, stmtIds;
     private int firstLine;
     private int superInit = -1;
+    private String accessJson;
     private int frameSlot, nextLocal;
     private final Map<AbstractInsnNode, Integer> capA = new IdentityHashMap<>(), capB = new IdentityHashMap<>();
     private final Set<AbstractInsnNode> needTemp = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
@@ -169,9 +172,15 @@ final class MethodInstrumenter {
     private int stmt(int i) {
         if (stmtIds[i] < 0) {
             int b = bci[i];
-            stmtIds[i] = R.stmt(cn.name + "|" + mn.name + mn.desc + "|" + b, cls, mn.name, file, lines[i], b);
+            stmtIds[i] = R.stmt(cn.name + "|" + mn.name + mn.desc + "|" + b, cls, mn.name, file, lines[i], b, access());
         }
         return stmtIds[i];
+    }
+
+    /** The statement records' {@code access} field of this method (computed once). */
+    private String access() {
+        if (accessJson == null) accessJson = Instrumenter.accessJson(cn, mn);
+        return accessJson;
     }
 
     // ---------------------------------------------------------------- sources
@@ -488,12 +497,24 @@ final class MethodInstrumenter {
 
         // entry: frame id, capture slots zeroed (so every merge sees an int)
         InsnList entry = new InsnList();
-        int entryStmt = R.stmt(cn.name + "|" + mn.name + mn.desc + "|entry", cls, mn.name, file, Math.max(firstLine, 0), -1);
+        int entryStmt = R.stmt(cn.name + "|" + mn.name + mn.desc + "|entry", cls, mn.name, file, Math.max(firstLine, 0), -1,
+                access());
         int mid = R.method(cls + "." + mn.name, mn.name + mn.desc, paramNames(), isCtor, entryStmt);
+        // A call from the test body (no instrumented frame active) also passes the argument
+        // values, which the runtime writes with the receiver's fields as the enter's "values".
+        LabelNode plain = new LabelNode(), entered = new LabelNode();
+        call(entry, "topLevel", "()Z");
+        entry.add(new JumpInsnNode(IFEQ, plain));
         push(entry, mid);
-        if (isStatic || isCtor) entry.add(new InsnNode(ACONST_NULL));
-        else entry.add(new VarInsnNode(ALOAD, 0));
+        receiver(entry);
+        boxedArgs(entry);
+        call(entry, "enterTop", "(ILjava/lang/Object;[Ljava/lang/Object;)I");
+        entry.add(new JumpInsnNode(GOTO, entered));
+        entry.add(plain);
+        push(entry, mid);
+        receiver(entry);
         call(entry, "enter", "(ILjava/lang/Object;)I");
+        entry.add(entered);
         entry.add(new VarInsnNode(ISTORE, frameSlot));
         Set<Integer> caps = new HashSet<>(capA.values());
         caps.addAll(capB.values());
@@ -537,6 +558,42 @@ final class MethodInstrumenter {
             call(il, "exitThrow", "(Ljava/lang/Throwable;I)V");
             il.add(new InsnNode(ATHROW));
             mn.tryCatchBlocks.add(new TryCatchBlockNode(start, end, handler, null));
+        }
+    }
+
+    /** Pushes the receiver for {@code R.enter}: null for static methods and constructors. */
+    private void receiver(InsnList l) {
+        if (isStatic || isCtor) l.add(new InsnNode(ACONST_NULL));
+        else l.add(new VarInsnNode(ALOAD, 0));
+    }
+
+    /** Pushes an {@code Object[]} of the method's arguments, primitives boxed. */
+    private void boxedArgs(InsnList l) {
+        Type[] args = Type.getArgumentTypes(mn.desc);
+        push(l, args.length);
+        l.add(new TypeInsnNode(ANEWARRAY, "java/lang/Object"));
+        int slot = isStatic ? 0 : 1;
+        for (int j = 0; j < args.length; j++) {
+            Type t = args[j];
+            l.add(new InsnNode(DUP));
+            push(l, j);
+            l.add(new VarInsnNode(t.getOpcode(ILOAD), slot));
+            String box = null;
+            switch (t.getSort()) {
+                case Type.BOOLEAN: box = "java/lang/Boolean"; break;
+                case Type.CHAR: box = "java/lang/Character"; break;
+                case Type.BYTE: box = "java/lang/Byte"; break;
+                case Type.SHORT: box = "java/lang/Short"; break;
+                case Type.INT: box = "java/lang/Integer"; break;
+                case Type.FLOAT: box = "java/lang/Float"; break;
+                case Type.LONG: box = "java/lang/Long"; break;
+                case Type.DOUBLE: box = "java/lang/Double"; break;
+                default: break;
+            }
+            if (box != null)
+                l.add(new MethodInsnNode(INVOKESTATIC, box, "valueOf", "(" + t.getDescriptor() + ")L" + box + ";", false));
+            l.add(new InsnNode(AASTORE));
+            slot += t.getSize();
         }
     }
 

@@ -162,6 +162,14 @@ public final class R {
 
     /** The id of a statement, registering it on first sight. {@code bci < 0}: no bytecode index. */
     public static int stmt(String key, String cls, String method, String file, int line, int bci) {
+        return stmt(key, cls, method, file, line, bci, null);
+    }
+
+    /**
+     * The id of a statement, registering it on first sight, with its {@code access} field (a JSON
+     * object: class and method modifiers, superclass; null: none).
+     */
+    public static int stmt(String key, String cls, String method, String file, int line, int bci, String access) {
         synchronized (LOCK) {
             Integer id = stmtIds.get(key);
             if (id != null) return id;
@@ -172,6 +180,7 @@ public final class R {
             if (method != null) b.append(",\"method\":").append(quote(method));
             b.append(",\"file\":").append(quote(file)).append(",\"line\":").append(Math.max(0, line));
             if (bci >= 0) b.append(",\"bci\":").append(bci);
+            if (access != null) b.append(",\"access\":").append(access);
             b.append(",\"key\":").append(quote(key)).append("}\n");
             try {
                 if (stmts != null) stmts.write(b.toString());
@@ -389,8 +398,34 @@ public final class R {
         return n;
     }
 
+    /** Whether a method entered now on this thread is called by the test body (no instrumented frame is active). */
+    public static boolean topLevel() {
+        if (!active) return false;
+        Frame top = TS.get().top();
+        return top == null || top.id < firstFrame;
+    }
+
+    /** Method entry from the test body, with the argument values (primitives boxed) for the enter's "values". */
+    public static int enterTop(int mid, Object self, Object[] args) {
+        if (!active) return -1;
+        synchronized (LOCK) {
+            if (!active) return -1;
+            String values = null;
+            try {
+                values = entryValues(methods.get(mid), self, args);
+            } catch (Throwable t) {
+                values = null; // values are optional: a failure to read them loses only them
+            }
+            return enter(mid, self, values);
+        }
+    }
+
     /** Method entry. {@code self}: the receiver, null for static methods and constructors. */
     public static int enter(int mid, Object self) {
+        return enter(mid, self, null);
+    }
+
+    private static int enter(int mid, Object self, String values) {
         if (!active) return -1;
         synchronized (LOCK) {
             if (!active) return -1;
@@ -416,6 +451,7 @@ public final class R {
                 if (matched && caller.pendingSite >= 0) sb.append(",\"site\":").append(caller.pendingSite);
             }
             if (f.thisId != 0) sb.append(",\"this\":").append(f.thisId);
+            if (values != null && caller == null) sb.append(",\"values\":").append(values);
             sb.append('}');
             emit(sb);
             for (int i = 0; i < m.params.length; i++) {
@@ -439,6 +475,81 @@ public final class R {
             }
             return f.id;
         }
+    }
+
+    /** Instance fields of instrumented classes in a class chain, readable by reflection. */
+    private static final HashMap<Class<?>, java.lang.reflect.Field[]> entryFields = new HashMap<>();
+
+    private static java.lang.reflect.Field[] instanceFields(Class<?> c) {
+        ArrayList<java.lang.reflect.Field> out = new ArrayList<>();
+        for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
+            if (!classFields.containsKey(k.getName())) continue;
+            for (java.lang.reflect.Field f : k.getDeclaredFields()) {
+                if (java.lang.reflect.Modifier.isStatic(f.getModifiers())) continue;
+                try {
+                    f.setAccessible(true);
+                    out.add(f);
+                } catch (RuntimeException e) {
+                    // not accessible (a named module): the field is left out
+                }
+            }
+        }
+        return out.toArray(new java.lang.reflect.Field[0]);
+    }
+
+    /**
+     * The "values" of an enter: {"args": {name: value}, "fields": {Cls.field: value}} (docs/trace-format.md).
+     * A value is null, a boolean, a number, or for a non-null reference an object with the length of
+     * an array or string; a float that is not finite is left out.
+     */
+    private static String entryValues(MethodInfo m, Object self, Object[] args) throws IllegalAccessException {
+        StringBuilder b = new StringBuilder(64);
+        b.append("{\"args\":{");
+        boolean first = true;
+        for (int i = 0; i < args.length && i < m.params.length; i++) {
+            if (!valueWritable(args[i])) continue;
+            if (!first) b.append(',');
+            b.append(namesJson.get(m.params[i])).append(':');
+            value(b, args[i]);
+            first = false;
+        }
+        b.append('}');
+        if (self != null) {
+            java.lang.reflect.Field[] fs = entryFields.get(self.getClass());
+            if (fs == null) {
+                fs = instanceFields(self.getClass());
+                entryFields.put(self.getClass(), fs);
+            }
+            b.append(",\"fields\":{");
+            first = true;
+            for (java.lang.reflect.Field f : fs) {
+                Object v = f.get(self);
+                if (!valueWritable(v)) continue;
+                if (!first) b.append(',');
+                b.append(quote(f.getDeclaringClass().getName() + "." + f.getName())).append(':');
+                value(b, v);
+                first = false;
+            }
+            b.append('}');
+        }
+        return b.append('}').toString();
+    }
+
+    private static boolean valueWritable(Object v) {
+        if (v instanceof Double || v instanceof Float) return Double.isFinite(((Number) v).doubleValue());
+        return true;
+    }
+
+    private static void value(StringBuilder b, Object v) {
+        if (v == null) b.append("null");
+        else if (v instanceof Boolean) b.append(((Boolean) v).booleanValue());
+        else if (v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte)
+            b.append(((Number) v).longValue());
+        else if (v instanceof Character) b.append((int) ((Character) v).charValue());
+        else if (v instanceof Double || v instanceof Float) b.append(((Number) v).doubleValue());
+        else if (v instanceof String) b.append("{\"length\":").append(((String) v).length()).append('}');
+        else if (v.getClass().isArray()) b.append("{\"length\":").append(java.lang.reflect.Array.getLength(v)).append('}');
+        else b.append("{}");
     }
 
     /** A constructor's super()/this() call returned: the object exists; record its allocation. */

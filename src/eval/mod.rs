@@ -1,0 +1,814 @@
+//! `paf eval`: measures PAF and the baselines of its evaluation (PAF sections 4 and 5) against a
+//! ground truth: APFD and its curve for rankings (RQ3, Figure 5), the clustering F-measure
+//! (RQ1, Table 5) and alarm precision and recall (RQ2, Table 6).
+//!
+//! Phases: [`input`] parses the truth, ranking and clusters files; [`facts`] reads what the
+//! baselines need from a bundle; [`jcrasher`], [`daikon`] and [`rebucket`] are the baselines;
+//! [`metrics`] are pure functions of rankings and clusterings; [`compare`] and
+//! [`compare_files`] build the [`EvalReport`] (`paf.eval/1`), which [`render`] and [`plot`]
+//! only format. See docs/evaluation.md.
+
+pub mod daikon;
+pub mod facts;
+pub mod input;
+pub mod jcrasher;
+pub mod metrics;
+pub mod plot;
+pub mod rebucket;
+pub mod render;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::pipeline::{self, Options};
+use crate::report::{self, Report};
+use crate::trace::{Bundle, Problem};
+use facts::Facts;
+use input::Truth;
+use jcrasher::AccessTable;
+use metrics::{Alarms, Weighting};
+
+pub const EVAL_SCHEMA: &str = "paf.eval/1";
+
+/// Settings that change results.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Seeds PAF's tie shuffle, and the random orders: run r of a randomized ranking uses
+    /// seed + r.
+    pub seed: u64,
+    /// Random orders per randomized ranking (the random baseline, and the random order within
+    /// the groups of JCrasher and Daikon).
+    pub runs: usize,
+    pub weighting: Weighting,
+    pub rebucket: rebucket::Params,
+    pub options: Options,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            seed: crate::rank::DEFAULT_SEED,
+            runs: 100,
+            weighting: Weighting::Truth,
+            rebucket: rebucket::Params::DEFAULT,
+            options: Options::default(),
+        }
+    }
+}
+
+/// The `paf.eval/1` report: every ranking and clustering measured against one truth.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct EvalReport {
+    pub schema: &'static str,
+    /// The bundle's subject, when a bundle was evaluated.
+    pub subject: Option<String>,
+    /// What was evaluated: the bundle, or the ranking and clusters files.
+    pub inputs: Vec<String>,
+    pub truth: TruthSummary,
+    pub seed: u64,
+    /// Failing tests of the bundle (`None` for files).
+    pub failing: Option<usize>,
+    pub rankings: Vec<RankingEval>,
+    pub clusterings: Vec<ClusteringEval>,
+    /// Ids that do not match between the inputs and the truth (errors under `--strict`).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct TruthSummary {
+    pub file: String,
+    /// Each fault with the number of tests revealing it (among the evaluated tests).
+    pub faults: Vec<FaultSummary>,
+    /// Tests that reveal at least one fault.
+    pub revealing_tests: usize,
+    /// Faults with at least one revealing test: the clusters of the optimal clustering.
+    pub true_clusters: usize,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct FaultSummary {
+    pub fault: String,
+    pub tests: usize,
+}
+
+/// A number that is exact for one ranking and a mean over random orders.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum Count {
+    Exact(u64),
+    Mean(f64),
+}
+
+/// APFD of a ranking, in the JSON shape.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ApfdReport {
+    /// The APFD (for randomized rankings, the mean over the runs).
+    pub value: f64,
+    pub n: usize,
+    pub m: usize,
+    /// Sum of TF_i over the detected faults.
+    pub tf_sum: Count,
+    /// Faults no ranked item reveals: counted in `m`, adding nothing to the area.
+    pub undetected: Vec<String>,
+    /// TF_i by fault (null when undetected).
+    pub first: BTreeMap<String, Option<Count>>,
+}
+
+/// The distribution of APFD over the random orders of a randomized ranking.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Spread {
+    pub runs: usize,
+    /// The first and last seed of the runs.
+    pub seeds: [u64; 2],
+    pub mean: f64,
+    /// Population standard deviation.
+    pub stddev: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// How one test was classified by a baseline.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Classified {
+    pub test: String,
+    /// Classified as "no precondition violation": an alarm, ranked in the first group.
+    pub alarm: bool,
+    pub reason: String,
+}
+
+/// One ranking with its metrics.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RankingEval {
+    pub name: String,
+    /// What is ranked: `flow-sets` or `tests`.
+    pub unit: &'static str,
+    pub apfd: ApfdReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
+    /// Alarm precision and recall (null for rankings that raise no alarms).
+    pub alarms: Option<Alarms>,
+    /// The APFD curve: (share of the list examined, share of faults detected), from (0, 0);
+    /// for randomized rankings the mean over the runs.
+    pub curve: Vec<[f64; 2]>,
+    /// Per-test decisions of a classifying baseline, in bundle order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub classified: Vec<Classified>,
+}
+
+/// The F-measure of a clustering, in the JSON shape.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FMeasureReport {
+    pub value: Option<f64>,
+    pub clusters: usize,
+    pub purity: Option<f64>,
+    pub weighting: Weighting,
+}
+
+/// One clustering with its F-measure.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ClusteringEval {
+    pub name: String,
+    pub f_measure: FMeasureReport,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub params: Option<rebucket::Params>,
+}
+
+/// Problems and warnings of a comparison.
+#[derive(Debug)]
+pub enum EvalError {
+    /// The inputs are broken (bad bundle, bad file).
+    Problems(Vec<Problem>),
+    /// `--strict` and ids do not match; each string names the ids.
+    Strict(Vec<String>),
+}
+
+/// Runs PAF and every baseline on `bundle` and measures them against `truth`.
+pub fn evaluate_bundle(
+    bundle: &mut Bundle,
+    truth: &Truth,
+    truth_file: &str,
+    settings: &Settings,
+    strict: bool,
+) -> Result<EvalReport, EvalError> {
+    let analysis = pipeline::analyze(bundle, &settings.options).map_err(EvalError::Problems)?;
+    let ranked = pipeline::rank(&analysis, settings.seed);
+    let paf = report::build(bundle, &analysis, &ranked, settings.seed);
+    let facts = facts::gather(bundle).map_err(EvalError::Problems)?;
+    let access = AccessTable::from_statements(&bundle.statements, &bundle.symbols);
+    let mut out = compare(&paf, &facts, &access, truth, truth_file, settings);
+    out.inputs = vec![format!("bundle {}", bundle.dir.display())];
+    out.subject = bundle.manifest.subject.clone();
+    if strict && !out.warnings.is_empty() {
+        return Err(EvalError::Strict(out.warnings));
+    }
+    Ok(out)
+}
+
+/// Names for a warning: all of them, comma-separated.
+fn names(ids: &[&str]) -> String {
+    ids.join(", ")
+}
+
+/// The faults of each item of a ranking whose items are groups of tests.
+fn items_faults(groups: &[Vec<&str>], truth: &Truth) -> Vec<Vec<usize>> {
+    groups
+        .iter()
+        .map(|g| {
+            let mut f: Vec<usize> = g
+                .iter()
+                .flat_map(|t| truth.faults_of(t).iter().copied())
+                .collect();
+            f.sort_unstable();
+            f.dedup();
+            f
+        })
+        .collect()
+}
+
+/// Measures PAF's report and the baselines computed from `facts` against `truth`.
+pub fn compare(
+    paf: &Report,
+    facts: &Facts,
+    access: &AccessTable,
+    truth: &Truth,
+    truth_file: &str,
+    settings: &Settings,
+) -> EvalReport {
+    let failing: Vec<&str> = facts.failing.iter().map(|t| t.id.as_str()).collect();
+    let failing_set: HashSet<&str> = failing.iter().copied().collect();
+    let mut warnings = Vec::new();
+    let missing: Vec<&str> = truth
+        .tests
+        .iter()
+        .map(|(t, _)| t.as_str())
+        .filter(|t| !failing_set.contains(t))
+        .collect();
+    if !missing.is_empty() {
+        warnings.push(format!(
+            "{truth_file}: {} test(s) are not failing tests of the bundle (left out): {}",
+            missing.len(),
+            names(&missing)
+        ));
+    }
+    let truth = truth.retain(|t| failing_set.contains(t));
+    let mut rankings = Vec::new();
+
+    // PAF, flow-sets: each flow-set one item, then each unanalyzed test one item.
+    let mut groups: Vec<Vec<&str>> = paf
+        .flow_sets
+        .iter()
+        .map(|fs| fs.tests.iter().map(String::as_str).collect())
+        .collect();
+    let mut local: Vec<bool> = paf
+        .flow_sets
+        .iter()
+        .map(|fs| fs.locality == "local")
+        .collect();
+    for u in &paf.unanalyzed {
+        groups.push(vec![u.test.as_str()]);
+        local.push(false);
+    }
+    let items = items_faults(&groups, &truth);
+    rankings.push(single(
+        "PAF (flow-sets)",
+        "flow-sets",
+        &items,
+        &truth,
+        Some(metrics::alarms(
+            local.iter().zip(&items).map(|(&a, f)| (a, !f.is_empty())),
+        )),
+    ));
+
+    // PAF, individual tests.
+    let local_of: HashMap<usize, bool> = paf
+        .flow_sets
+        .iter()
+        .map(|fs| (fs.rank, fs.locality == "local"))
+        .collect();
+    let tests: Vec<Vec<&str>> = paf.tests.iter().map(|t| vec![t.test.as_str()]).collect();
+    let items = items_faults(&tests, &truth);
+    let alarmed: Vec<bool> = paf
+        .tests
+        .iter()
+        .map(|t| {
+            t.flow_set_rank
+                .is_some_and(|r| local_of.get(&r) == Some(&true))
+        })
+        .collect();
+    rankings.push(single(
+        "PAF (tests)",
+        "tests",
+        &items,
+        &truth,
+        Some(metrics::alarms(
+            alarmed.iter().zip(&items).map(|(&a, f)| (a, !f.is_empty())),
+        )),
+    ));
+
+    // PAF read the way its flow-set table is meant to be read: each flow-set's representative
+    // in rank order (one test per alarm), then the other members, then the unanalyzed tests.
+    let mut reps: Vec<Vec<&str>> = paf
+        .flow_sets
+        .iter()
+        .map(|fs| vec![fs.representative.as_str()])
+        .collect();
+    reps.extend(paf.flow_sets.iter().flat_map(|fs| {
+        fs.tests
+            .iter()
+            .filter(|t| **t != fs.representative)
+            .map(|t| vec![t.as_str()])
+    }));
+    reps.extend(paf.unanalyzed.iter().map(|u| vec![u.test.as_str()]));
+    let items = items_faults(&reps, &truth);
+    let by_test: HashMap<&str, bool> = paf
+        .tests
+        .iter()
+        .zip(&alarmed)
+        .map(|(t, &a)| (t.test.as_str(), a))
+        .collect();
+    rankings.push(single(
+        "PAF (representatives first)",
+        "tests",
+        &items,
+        &truth,
+        Some(metrics::alarms(reps.iter().zip(&items).map(|(t, f)| {
+            (by_test.get(t[0]).copied().unwrap_or(false), !f.is_empty())
+        }))),
+    ));
+
+    // Baselines over the failing tests in bundle order.
+    let singles: Vec<Vec<&str>> = failing.iter().map(|t| vec![*t]).collect();
+    let base_items = items_faults(&singles, &truth);
+    rankings.push(single("unordered", "tests", &base_items, &truth, None));
+    let all: Vec<bool> = vec![false; base_items.len()];
+    rankings.push(randomized(
+        "random",
+        &base_items,
+        &all,
+        &truth,
+        settings,
+        None,
+        Vec::new(),
+    ));
+
+    let verdicts: Vec<jcrasher::Verdict> = facts
+        .failing
+        .iter()
+        .map(|t| jcrasher::classify(t.exception.as_ref(), access))
+        .collect();
+    let alarm: Vec<bool> = verdicts.iter().map(|v| v.report).collect();
+    let classified = facts
+        .failing
+        .iter()
+        .zip(&verdicts)
+        .map(|(t, v)| Classified {
+            test: t.id.clone(),
+            alarm: v.report,
+            reason: v.reason.clone(),
+        })
+        .collect();
+    rankings.push(randomized(
+        "JCrasher",
+        &base_items,
+        &alarm,
+        &truth,
+        settings,
+        Some(metrics::alarms(
+            alarm
+                .iter()
+                .zip(&base_items)
+                .map(|(&a, f)| (a, !f.is_empty())),
+        )),
+        classified,
+    ));
+
+    let invariants =
+        daikon::Invariants::mine(facts.passing_entries.iter().map(|(m, v)| (m.as_str(), v)));
+    let decisions: Vec<(bool, String)> = facts
+        .failing
+        .iter()
+        .map(|t| match &t.mut_entry {
+            None => (
+                true,
+                "no call of the test body threw: nothing to check".to_string(),
+            ),
+            Some((method, None)) => (
+                true,
+                format!("{method}: the trace has no entry values to check"),
+            ),
+            Some((method, Some(values))) => {
+                let v = invariants.violations(method, values);
+                if v.is_empty() {
+                    (true, format!("{method}: no invariant at entry is violated"))
+                } else {
+                    (false, format!("{method}: violates {}", v.join("; ")))
+                }
+            }
+        })
+        .collect();
+    let alarm: Vec<bool> = decisions.iter().map(|(a, _)| *a).collect();
+    let classified = facts
+        .failing
+        .iter()
+        .zip(&decisions)
+        .map(|(t, (a, r))| Classified {
+            test: t.id.clone(),
+            alarm: *a,
+            reason: r.clone(),
+        })
+        .collect();
+    rankings.push(randomized(
+        "Daikon",
+        &base_items,
+        &alarm,
+        &truth,
+        settings,
+        Some(metrics::alarms(
+            alarm
+                .iter()
+                .zip(&base_items)
+                .map(|(&a, f)| (a, !f.is_empty())),
+        )),
+        classified,
+    ));
+
+    // Clusterings of all failing tests, measured over the fault-revealing ones.
+    let mut clusterings = Vec::new();
+    let paf_clusters: Vec<Vec<&str>> = paf
+        .flow_sets
+        .iter()
+        .map(|fs| fs.tests.iter().map(String::as_str).collect())
+        .collect();
+    clusterings.push(clustering(
+        "PAF (flow-sets)",
+        &paf_clusters,
+        &truth,
+        settings.weighting,
+        None,
+    ));
+    // Stacks without the test method's frame (the last one), which differs in every test.
+    let stacks: Vec<&[crate::trace::StackFrame]> = facts
+        .failing
+        .iter()
+        .map(|t| {
+            t.exception
+                .as_ref()
+                .map_or(&[][..], |e| &e.frames[..e.frames.len().saturating_sub(1)])
+        })
+        .collect();
+    let methods: Vec<Vec<String>> = stacks
+        .iter()
+        .map(|s| {
+            s.iter()
+                .map(|f| format!("{}.{}", f.class, f.method))
+                .collect()
+        })
+        .collect();
+    let to_ids = |groups: Vec<Vec<usize>>| -> Vec<Vec<&str>> {
+        groups
+            .into_iter()
+            .map(|g| g.into_iter().map(|i| failing[i]).collect())
+            .collect()
+    };
+    let rb = rebucket::cluster(&methods, settings.rebucket);
+    clusterings.push(clustering(
+        "ReBucket",
+        &to_ids(rb),
+        &truth,
+        settings.weighting,
+        Some(settings.rebucket),
+    ));
+    let frame_text = |f: &crate::trace::StackFrame| format!("{}.{}:{}", f.class, f.method, f.line);
+    let exception = |i: usize| {
+        facts.failing[i]
+            .exception
+            .as_ref()
+            .map_or("(none)", |e| e.kind.as_str())
+            .to_string()
+    };
+    let top: Vec<String> = (0..failing.len())
+        .map(|i| {
+            let f = stacks[i]
+                .first()
+                .map_or("(test body)".to_string(), frame_text);
+            format!("{} at {f}", exception(i))
+        })
+        .collect();
+    clusterings.push(clustering(
+        "top frame",
+        &to_ids(rebucket::group_by_key(&top)),
+        &truth,
+        settings.weighting,
+        None,
+    ));
+    let whole: Vec<String> = (0..failing.len())
+        .map(|i| {
+            let frames: Vec<String> = stacks[i].iter().map(frame_text).collect();
+            format!("{} at {}", exception(i), frames.join(" < "))
+        })
+        .collect();
+    clusterings.push(clustering(
+        "whole stack",
+        &to_ids(rebucket::group_by_key(&whole)),
+        &truth,
+        settings.weighting,
+        None,
+    ));
+
+    EvalReport {
+        schema: EVAL_SCHEMA,
+        subject: None,
+        inputs: Vec::new(),
+        truth: truth_summary(&truth, truth_file),
+        seed: settings.seed,
+        failing: Some(failing.len()),
+        rankings,
+        clusterings,
+        warnings,
+    }
+}
+
+/// Measures rankings and clusterings read from files against `truth`. `rankings` and
+/// `clusterings` are `(name, contents)` pairs.
+pub fn compare_files(
+    rankings: &[(String, Vec<String>)],
+    clusterings: &[(String, Vec<Vec<String>>)],
+    truth: &Truth,
+    truth_file: &str,
+    settings: &Settings,
+    strict: bool,
+) -> Result<EvalReport, EvalError> {
+    let mut warnings = Vec::new();
+    let mut check = |name: &str, ids: Vec<&str>| {
+        let present: HashSet<&str> = ids.iter().copied().collect();
+        let unknown: Vec<&str> = ids.iter().copied().filter(|t| !truth.names(t)).collect();
+        if !unknown.is_empty() {
+            warnings.push(format!(
+                "{name}: {} test(s) are not in {truth_file} (counted as revealing no fault): {}",
+                unknown.len(),
+                names(&unknown)
+            ));
+        }
+        let absent: Vec<&str> = truth
+            .tests
+            .iter()
+            .map(|(t, _)| t.as_str())
+            .filter(|t| !present.contains(t))
+            .collect();
+        if !absent.is_empty() {
+            warnings.push(format!(
+                "{name}: {} test(s) of {truth_file} are missing from it: {}",
+                absent.len(),
+                names(&absent)
+            ));
+        }
+    };
+    for (name, ids) in rankings {
+        check(name, ids.iter().map(String::as_str).collect());
+    }
+    for (name, groups) in clusterings {
+        check(name, groups.iter().flatten().map(String::as_str).collect());
+    }
+    if strict && !warnings.is_empty() {
+        return Err(EvalError::Strict(warnings));
+    }
+    let ranking_evals = rankings
+        .iter()
+        .map(|(name, ids)| {
+            let groups: Vec<Vec<&str>> = ids.iter().map(|t| vec![t.as_str()]).collect();
+            single(name, "tests", &items_faults(&groups, truth), truth, None)
+        })
+        .collect();
+    let clustering_evals = clusterings
+        .iter()
+        .map(|(name, groups)| {
+            let groups: Vec<Vec<&str>> = groups
+                .iter()
+                .map(|g| g.iter().map(String::as_str).collect())
+                .collect();
+            clustering(name, &groups, truth, settings.weighting, None)
+        })
+        .collect();
+    let mut inputs: Vec<String> = rankings
+        .iter()
+        .map(|(n, _)| format!("ranking {n}"))
+        .collect();
+    inputs.extend(clusterings.iter().map(|(n, _)| format!("clusters {n}")));
+    Ok(EvalReport {
+        schema: EVAL_SCHEMA,
+        subject: None,
+        inputs,
+        truth: truth_summary(truth, truth_file),
+        seed: settings.seed,
+        failing: None,
+        rankings: ranking_evals,
+        clusterings: clustering_evals,
+        warnings,
+    })
+}
+
+fn truth_summary(truth: &Truth, file: &str) -> TruthSummary {
+    TruthSummary {
+        file: file.to_string(),
+        faults: truth
+            .faults
+            .iter()
+            .enumerate()
+            .map(|(f, name)| FaultSummary {
+                fault: name.clone(),
+                tests: truth.tests_of_fault(f),
+            })
+            .collect(),
+        revealing_tests: truth.revealing().count(),
+        true_clusters: (0..truth.faults.len())
+            .filter(|&f| truth.tests_of_fault(f) > 0)
+            .count(),
+    }
+}
+
+/// A ranking measured as it is (one order).
+fn single(
+    name: &str,
+    unit: &'static str,
+    items: &[Vec<usize>],
+    truth: &Truth,
+    alarms: Option<Alarms>,
+) -> RankingEval {
+    let m = truth.faults.len();
+    let a = metrics::apfd(items, m);
+    RankingEval {
+        name: name.to_string(),
+        unit,
+        apfd: ApfdReport {
+            value: a.value,
+            n: a.n,
+            m: a.m,
+            tf_sum: Count::Exact(a.tf_sum()),
+            undetected: a
+                .undetected()
+                .iter()
+                .map(|&f| truth.faults[f].clone())
+                .collect(),
+            first: truth
+                .faults
+                .iter()
+                .zip(&a.first)
+                .map(|(f, t)| (f.clone(), t.map(|t| Count::Exact(t as u64))))
+                .collect(),
+        },
+        spread: None,
+        alarms,
+        curve: metrics::curve(items, m)
+            .into_iter()
+            .map(|(x, y)| [x, y])
+            .collect(),
+        classified: Vec::new(),
+    }
+}
+
+/// A ranking of `items` with the alarms (`alarm[i]`) first and a random order within each
+/// group, measured over `settings.runs` orders (run r shuffles with seed + r).
+fn randomized(
+    name: &str,
+    items: &[Vec<usize>],
+    alarm: &[bool],
+    truth: &Truth,
+    settings: &Settings,
+    alarms: Option<Alarms>,
+    classified: Vec<Classified>,
+) -> RankingEval {
+    let m = truth.faults.len();
+    let n = items.len();
+    let runs = settings.runs.max(1);
+    let first_group: Vec<usize> = (0..n).filter(|&i| alarm[i]).collect();
+    let second_group: Vec<usize> = (0..n).filter(|&i| !alarm[i]).collect();
+    let mut values = Vec::with_capacity(runs);
+    let mut tf_sum = 0u64;
+    let mut first_sum = vec![0u64; m];
+    let mut detected = vec![0usize; m];
+    let mut curve_sum = vec![0.0f64; n + 1];
+    for r in 0..runs {
+        let mut rng = ChaCha8Rng::seed_from_u64(settings.seed.wrapping_add(r as u64));
+        let mut a = first_group.clone();
+        let mut b = second_group.clone();
+        a.shuffle(&mut rng);
+        b.shuffle(&mut rng);
+        let order: Vec<Vec<usize>> = a.iter().chain(&b).map(|&i| items[i].clone()).collect();
+        let result = metrics::apfd(&order, m);
+        values.push(result.value);
+        tf_sum += result.tf_sum();
+        for (f, t) in result.first.iter().enumerate() {
+            if let Some(t) = t {
+                first_sum[f] += *t as u64;
+                detected[f] += 1;
+            }
+        }
+        for (k, (_, y)) in metrics::curve(&order, m).into_iter().enumerate() {
+            curve_sum[k] += y;
+        }
+    }
+    let mean = values.iter().sum::<f64>() / runs as f64;
+    let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / runs as f64;
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    RankingEval {
+        name: name.to_string(),
+        unit: "tests",
+        apfd: ApfdReport {
+            value: mean,
+            n,
+            m,
+            tf_sum: Count::Mean(tf_sum as f64 / runs as f64),
+            undetected: (0..m)
+                .filter(|&f| detected[f] == 0)
+                .map(|f| truth.faults[f].clone())
+                .collect(),
+            first: truth
+                .faults
+                .iter()
+                .enumerate()
+                .map(|(f, name)| {
+                    (
+                        name.clone(),
+                        (detected[f] > 0)
+                            .then(|| Count::Mean(first_sum[f] as f64 / detected[f] as f64)),
+                    )
+                })
+                .collect(),
+        },
+        spread: Some(Spread {
+            runs,
+            seeds: [settings.seed, settings.seed.wrapping_add(runs as u64 - 1)],
+            mean,
+            stddev: var.sqrt(),
+            min,
+            max,
+        }),
+        alarms,
+        curve: curve_sum
+            .iter()
+            .enumerate()
+            .map(|(k, s)| {
+                [
+                    if n == 0 { 0.0 } else { k as f64 / n as f64 },
+                    s / runs as f64,
+                ]
+            })
+            .collect(),
+        classified,
+    }
+}
+
+/// A clustering of tests measured over the truth's fault-revealing tests: other tests are
+/// dropped from its clusters, and a revealing test it does not place is a cluster of its own.
+fn clustering(
+    name: &str,
+    groups: &[Vec<&str>],
+    truth: &Truth,
+    weighting: Weighting,
+    params: Option<rebucket::Params>,
+) -> ClusteringEval {
+    let revealing: Vec<&str> = truth.revealing().collect();
+    let index: HashMap<&str, usize> = revealing.iter().enumerate().map(|(i, t)| (*t, i)).collect();
+    let mut placed = vec![false; revealing.len()];
+    let mut produced: Vec<Vec<usize>> = Vec::new();
+    for g in groups {
+        let c: Vec<usize> = g.iter().filter_map(|t| index.get(t).copied()).collect();
+        for &i in &c {
+            placed[i] = true;
+        }
+        if !c.is_empty() {
+            produced.push(c);
+        }
+    }
+    produced.extend(
+        (0..revealing.len())
+            .filter(|&i| !placed[i])
+            .map(|i| vec![i]),
+    );
+    let true_clusters: Vec<Vec<usize>> = (0..truth.faults.len())
+        .map(|f| {
+            revealing
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| truth.faults_of(t).contains(&f))
+                .map(|(i, _)| i)
+                .collect()
+        })
+        .collect();
+    let f = metrics::f_measure(&produced, &true_clusters, weighting);
+    ClusteringEval {
+        name: name.to_string(),
+        f_measure: FMeasureReport {
+            value: f.value,
+            clusters: f.clusters,
+            purity: f.purity,
+            weighting: f.weighting,
+        },
+        params,
+    }
+}

@@ -1,0 +1,263 @@
+//! Renderers of an [`EvalReport`]: a terminal table (like PAF Tables 5 and 6 and Figure 5 side
+//! by side), JSON (`paf.eval/1`) and CSV. They only format; every number is in the report.
+
+use comfy_table::{ContentArrangement, Table, presets};
+
+use super::{ClusteringEval, Count, EvalReport, RankingEval};
+
+/// The `paf.eval/1` JSON document, pretty-printed, with a final newline.
+pub fn json(report: &EvalReport) -> String {
+    let mut out = serde_json::to_string_pretty(report).expect("a report always serializes");
+    out.push('\n');
+    out
+}
+
+fn new_table(header: &[&str]) -> Table {
+    let mut table = Table::new();
+    // No wrapping to the terminal's width: the same report prints the same bytes everywhere.
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header.to_vec());
+    table
+}
+
+fn fixed(v: f64) -> String {
+    format!("{v:.3}")
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), fixed)
+}
+
+fn count(c: Count) -> String {
+    match c {
+        Count::Exact(n) => n.to_string(),
+        Count::Mean(x) => format!("{x:.1}"),
+    }
+}
+
+fn apfd_cell(r: &RankingEval) -> String {
+    match &r.spread {
+        Some(s) => format!(
+            "{} ± {} ({}-{})",
+            fixed(s.mean),
+            fixed(s.stddev),
+            fixed(s.min),
+            fixed(s.max)
+        ),
+        None => fixed(r.apfd.value),
+    }
+}
+
+fn first_cell(r: &RankingEval) -> String {
+    r.apfd
+        .first
+        .iter()
+        .map(|(f, t)| format!("{f} {}", t.map_or("-".to_string(), count)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn clustering_name(c: &ClusteringEval) -> String {
+    match &c.params {
+        Some(p) => format!("{} (c={}, o={}, d={})", c.name, p.c, p.o, p.d),
+        None => c.name.clone(),
+    }
+}
+
+/// The terminal tables: rankings (APFD and alarms), then clusterings, then how to read them.
+pub fn table(report: &EvalReport) -> String {
+    let mut out = String::new();
+    let faults: Vec<String> = report
+        .truth
+        .faults
+        .iter()
+        .map(|f| format!("{}: {} test(s)", f.fault, f.tests))
+        .collect();
+    out.push_str(&format!("paf eval: {}\n", report.inputs.join(", ")));
+    if let Some(subject) = &report.subject {
+        out.push_str(&format!("subject: {subject}\n"));
+    }
+    out.push_str(&format!(
+        "truth: {}: {} fault(s) ({}), {} fault-revealing test(s)",
+        report.truth.file,
+        report.truth.faults.len(),
+        faults.join(", "),
+        report.truth.revealing_tests
+    ));
+    if let Some(n) = report.failing {
+        out.push_str(&format!(" among {n} failing"));
+    }
+    out.push_str(&format!("; seed {}\n", report.seed));
+
+    let randomized = report.rankings.iter().find_map(|r| r.spread.as_ref());
+    if !report.rankings.is_empty() {
+        out.push_str("\nPrioritization (APFD, PAF Eq. 2 and Figure 5) and alarms (PAF Table 6)\n");
+        let mut t = new_table(&[
+            "Ranking",
+            "Unit",
+            "n",
+            "APFD",
+            "First (TF)",
+            "Undetected",
+            "True / Alarms",
+            "Precision",
+            "Recall",
+        ]);
+        for r in &report.rankings {
+            let (alarms, precision, recall) = match &r.alarms {
+                Some(a) => (
+                    format!("{} / {}", a.true_alarms, a.alarms),
+                    opt(a.precision),
+                    opt(a.recall),
+                ),
+                None => ("-".into(), "-".into(), "-".into()),
+            };
+            t.add_row(vec![
+                r.name.clone(),
+                r.unit.to_string(),
+                r.apfd.n.to_string(),
+                apfd_cell(r),
+                first_cell(r),
+                if r.apfd.undetected.is_empty() {
+                    "-".to_string()
+                } else {
+                    r.apfd.undetected.join(", ")
+                },
+                alarms,
+                precision,
+                recall,
+            ]);
+        }
+        out.push_str(&t.to_string());
+        out.push('\n');
+    }
+
+    if !report.clusterings.is_empty() {
+        out.push_str("\nClustering of the fault-revealing tests (F-measure, PAF Table 5)\n");
+        let mut t = new_table(&["Clustering", "F-measure", "Clusters", "Purity"]);
+        for c in &report.clusterings {
+            t.add_row(vec![
+                clustering_name(c),
+                opt(c.f_measure.value),
+                c.f_measure.clusters.to_string(),
+                opt(c.f_measure.purity),
+            ]);
+        }
+        t.add_row(vec![
+            "optimal (one cluster per fault)".to_string(),
+            fixed(1.0),
+            report.truth.true_clusters.to_string(),
+            fixed(1.0),
+        ]);
+        out.push_str(&t.to_string());
+        out.push('\n');
+    }
+
+    if !report.rankings.is_empty() {
+        out.push_str("\nn: items ranked; First (TF): rank of the first item revealing each fault. An undetected fault\n");
+        out.push_str("stays in m and adds nothing to the area (APFD = p - sum TF/(n m) + p/(2n), p = share detected).\n");
+    } else {
+        out.push('\n');
+    }
+    if let Some(s) = randomized {
+        out.push_str(&format!(
+            "Randomized rankings: mean ± standard deviation (min-max) over {} orders, seeds {}..{};\n",
+            s.runs, s.seeds[0], s.seeds[1]
+        ));
+        out.push_str("JCrasher and Daikon rank their alarms (\"no precondition violation\") first, each group in random order.\n");
+    }
+    if let Some(c) = report.clusterings.first() {
+        let w = match c.f_measure.weighting {
+            super::Weighting::Truth => {
+                "each fault by its size, best produced cluster (--weighting truth)"
+            }
+            super::Weighting::Produced => {
+                "each produced cluster by its size, best fault (--weighting produced)"
+            }
+        };
+        out.push_str(&format!("F-measure weights {w}.\n"));
+    }
+    out
+}
+
+fn csv_opt(v: Option<f64>) -> String {
+    v.map_or(String::new(), |v| v.to_string())
+}
+
+/// One CSV row per ranking and per clustering; cells that do not apply are empty.
+pub fn csv(report: &EvalReport) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let header = [
+        "kind",
+        "name",
+        "unit",
+        "n",
+        "m",
+        "apfd",
+        "apfd_stddev",
+        "apfd_min",
+        "apfd_max",
+        "runs",
+        "tf_sum",
+        "undetected",
+        "alarms",
+        "true_alarms",
+        "relevant",
+        "precision",
+        "recall",
+        "f_measure",
+        "clusters",
+        "purity",
+        "weighting",
+    ];
+    // Writing to memory cannot fail.
+    w.write_record(header).expect("write to memory");
+    for r in &report.rankings {
+        let s = r.spread.as_ref();
+        let a = r.alarms.as_ref();
+        let tf = match r.apfd.tf_sum {
+            Count::Exact(n) => n.to_string(),
+            Count::Mean(x) => x.to_string(),
+        };
+        w.write_record([
+            "ranking".to_string(),
+            r.name.clone(),
+            r.unit.to_string(),
+            r.apfd.n.to_string(),
+            r.apfd.m.to_string(),
+            r.apfd.value.to_string(),
+            csv_opt(s.map(|s| s.stddev)),
+            csv_opt(s.map(|s| s.min)),
+            csv_opt(s.map(|s| s.max)),
+            s.map_or(String::new(), |s| s.runs.to_string()),
+            tf,
+            r.apfd.undetected.join(" "),
+            a.map_or(String::new(), |a| a.alarms.to_string()),
+            a.map_or(String::new(), |a| a.true_alarms.to_string()),
+            a.map_or(String::new(), |a| a.relevant.to_string()),
+            csv_opt(a.and_then(|a| a.precision)),
+            csv_opt(a.and_then(|a| a.recall)),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ])
+        .expect("write to memory");
+    }
+    for c in &report.clusterings {
+        let mut row = vec![String::new(); header.len()];
+        row[0] = "clustering".into();
+        row[1] = clustering_name(c);
+        row[17] = csv_opt(c.f_measure.value);
+        row[18] = c.f_measure.clusters.to_string();
+        row[19] = csv_opt(c.f_measure.purity);
+        row[20] = serde_json::to_value(c.f_measure.weighting)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        w.write_record(&row).expect("write to memory");
+    }
+    String::from_utf8(w.into_inner().expect("flush to memory")).expect("CSV of UTF-8 strings")
+}

@@ -1,0 +1,398 @@
+//! `paf od` as a process supervisor, through testdata/od/misbehaving (docs/order-dependence.md,
+//! "When the runner misbehaves" and "Budget, parallelism, progress, resuming"): a runner that
+//! crashes, is killed or ends without a result gives "no result", never a failure; a schedule
+//! that runs out of time loses its whole process group; the budget stops cleanly; the same -o
+//! resumes; `od replay` re-runs a witness; the progress bar stays off a non-terminal stderr.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn example(name: &str) -> PathBuf {
+    root().join("testdata/od").join(name)
+}
+
+fn paf(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_paf"));
+    cmd.args(args).current_dir(root());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("paf runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// `od detect` on the misbehaving example with the tests `list` (written to `dir`).
+fn detect(dir: &Path, list: &[&str], args: &[&str], env: &[(&str, &str)]) -> Output {
+    let tests = dir.join("tests.txt");
+    std::fs::write(&tests, list.join("\n") + "\n").unwrap();
+    let runner = example("misbehaving").join("run");
+    let mut all: Vec<&str> = vec![
+        "od",
+        "detect",
+        "--runner",
+        runner.to_str().unwrap(),
+        "--tests",
+        tests.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    paf(&all, env)
+}
+
+fn json(out: &Output) -> Value {
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("a JSON report")
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    serde_json::from_value(v.clone()).unwrap()
+}
+
+/// The runs of the report's problem list as (order, exit, tests without a result).
+fn problems(r: &Value) -> Vec<(Vec<String>, String, Vec<String>)> {
+    r["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                strings(&p["order"]),
+                p["exit"].as_str().unwrap().to_string(),
+                strings(&p["without_result"]),
+            )
+        })
+        .collect()
+}
+
+fn v(names: &[&str]) -> Vec<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn a_runner_that_dies_gives_no_result_never_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = ["Proc.testPass", "Proc.testCrash", "Proc.testAfter"];
+    let r = json(&detect(
+        dir.path(),
+        &list,
+        &["--algo", "reverse,isolate", "--format", "json", "-j", "2"],
+        &[],
+    ));
+    // testCrash never has a result, testAfter only where testCrash does not run before it:
+    // no outcome changed, nothing failed.
+    assert!(r["verdicts"].as_array().unwrap().is_empty(), "{r}");
+    assert_eq!(r["summary"]["failing_in_default_order"], 0);
+    let crashed = "exit status 3".to_string();
+    assert_eq!(
+        problems(&r),
+        vec![
+            (
+                v(&list),
+                crashed.clone(),
+                v(&["Proc.testCrash", "Proc.testAfter"])
+            ),
+            (
+                v(&["Proc.testAfter", "Proc.testCrash", "Proc.testPass"]),
+                crashed.clone(),
+                v(&["Proc.testCrash", "Proc.testPass"])
+            ),
+            (v(&["Proc.testCrash"]), crashed, v(&["Proc.testCrash"])),
+        ]
+    );
+    // The table says so.
+    let out = detect(dir.path(), &list, &["--algo", "isolate"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stdout).contains(
+            "warning: a run of 3 test(s) (exit status 3) left 2 without a result (Proc.testCrash, Proc.testAfter); they count as no result, not as failures"
+        ),
+        "{}",
+        text(&out.stdout)
+    );
+
+    // Ending normally without a result, and death by a signal (through the shell: 128 + 9).
+    let r = json(&detect(
+        dir.path(),
+        &["Proc.testPass", "Proc.testQuit", "Proc.testSignal"],
+        &["--algo", "isolate", "--format", "json"],
+        &[],
+    ));
+    assert!(r["verdicts"].as_array().unwrap().is_empty(), "{r}");
+    let p = problems(&r);
+    assert_eq!(p[0].1, "exit status 0");
+    assert_eq!(p[0].2, v(&["Proc.testQuit", "Proc.testSignal"]));
+    assert_eq!(
+        p[2],
+        (
+            v(&["Proc.testSignal"]),
+            "exit status 137, as a shell reports death by signal 9".to_string(),
+            v(&["Proc.testSignal"])
+        )
+    );
+}
+
+#[test]
+fn a_runner_that_gives_nothing_for_the_default_order_is_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = detect(dir.path(), &["Proc.testCrash"], &["--algo", "isolate"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("the runner gave no result for any test of the default order (exit status 3)"),
+        "{err}"
+    );
+    let missing = dir.path().join("no-such-runner");
+    let out = paf(
+        &[
+            "od",
+            "detect",
+            "--runner",
+            missing.to_str().unwrap(),
+            "--tests",
+            example("misbehaving").join("tests.txt").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no-such-runner"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// Whether process `pid` is gone (or a zombie waiting for a parent that is not ours).
+fn dead(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[test]
+fn a_timeout_kills_the_whole_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let shared = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    let r = json(&detect(
+        dir.path(),
+        &["Proc.testPass", "Proc.testHang", "Proc.testAfter"],
+        &[
+            "--algo",
+            "isolate",
+            "--timeout",
+            "2s",
+            "-j",
+            "2",
+            "--format",
+            "json",
+        ],
+        &[("OD_EXAMPLE_SHARED", shared.path().to_str().unwrap())],
+    ));
+    // The default order and testHang alone each run into the 2 s limit; nothing waits 600 s.
+    assert!(start.elapsed() < Duration::from_secs(60));
+    assert!(r["verdicts"].as_array().unwrap().is_empty(), "{r}");
+    let p = problems(&r);
+    assert_eq!(
+        p,
+        vec![
+            (
+                v(&["Proc.testPass", "Proc.testHang", "Proc.testAfter"]),
+                "timeout".to_string(),
+                v(&["Proc.testHang", "Proc.testAfter"])
+            ),
+            (
+                v(&["Proc.testHang"]),
+                "timeout".to_string(),
+                v(&["Proc.testHang"])
+            ),
+        ]
+    );
+    // Each hanging test started a `sleep 600` in its process group: both were killed.
+    let children = std::fs::read_to_string(shared.path().join("children")).unwrap();
+    let pids: Vec<u32> = children.lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(pids.len(), 2);
+    for pid in pids {
+        assert!(dead(pid), "the runner's child {pid} outlived its schedule");
+    }
+}
+
+#[test]
+fn the_budget_stops_cleanly_and_the_same_output_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("od.json");
+    let out = out_file.to_str().unwrap();
+    let list = ["Proc.testSlow", "Proc.testPass", "Proc.testAfter"];
+    let access = example("misbehaving").join("access.json");
+    let base = [
+        "--access",
+        access.to_str().unwrap(),
+        "--algo",
+        "isolate,pairwise",
+        "-j",
+        "1",
+        "--format",
+        "json",
+        "-o",
+        out,
+    ];
+    let env = [("OD_EXAMPLE_SLEEP", "0.5")];
+    // Each schedule holding testSlow takes over half a second: a one-second budget covers the
+    // default order and at most a schedule or two more.
+    let mut args = base.to_vec();
+    args.extend(["--budget", "1s"]);
+    let first = json(&detect(dir.path(), &list, &args, &env));
+    assert_eq!(first["budget"]["exhausted"], true);
+    assert_eq!(first["budget"]["limit_seconds"], 1.0);
+    let not_run = first["budget"]["not_run"].as_u64().unwrap();
+    assert!(not_run >= 6, "{first}");
+    let algos = first["algorithms"].as_array().unwrap();
+    assert!(algos.iter().any(|a| a["complete"] == false));
+    let covered: u64 = algos.iter().map(|a| a["runs"].as_u64().unwrap()).sum();
+    assert_eq!(covered + 1, first["summary"]["runs"].as_u64().unwrap());
+    // The report was written, and so was the journal of every finished run.
+    let written: Value = serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
+    assert_eq!(written, first);
+    let journal = dir.path().join("od.json.runs.jsonl");
+    let lines = std::fs::read_to_string(&journal).unwrap().lines().count() as u64;
+    assert_eq!(lines, 1 + first["summary"]["executed"].as_u64().unwrap());
+
+    // Again with the same -o and no budget: the journalled runs are reused, the rest run.
+    let second = json(&detect(dir.path(), &list, &base, &env));
+    assert_eq!(second["budget"]["exhausted"], false);
+    assert!(
+        second["algorithms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["complete"] == true)
+    );
+    assert_eq!(
+        second["summary"]["reused"], first["summary"]["runs"],
+        "{second}"
+    );
+    assert_eq!(second["summary"]["runs"], 1 + 3 + 6);
+    // A third time nothing runs, and the report is the same but for that count.
+    let third = json(&detect(dir.path(), &list, &base, &env));
+    assert_eq!(third["summary"]["executed"], 0);
+    assert_eq!(third["summary"]["reused"], 10);
+    for key in [
+        "verdicts",
+        "algorithms",
+        "problems",
+        "budget",
+        "dependencies",
+    ] {
+        assert_eq!(third[key], second[key], "{key}");
+    }
+
+    // A journal of another runner command is refused, with the file and line.
+    let other = paf(
+        &[
+            "od",
+            "detect",
+            "--runner",
+            "true",
+            "--tests",
+            dir.path().join("tests.txt").to_str().unwrap(),
+            "-o",
+            out,
+        ],
+        &[],
+    );
+    assert_eq!(other.status.code(), Some(2));
+    let err = text(&other.stderr);
+    assert!(
+        err.contains("od.json.runs.jsonl:1") && err.contains("another runner command"),
+        "{err}"
+    );
+}
+
+#[test]
+fn replay_reruns_the_recorded_witness_orders() {
+    let dir = tempfile::tempdir().unwrap();
+    let ex = example("dtdetector-example");
+    let tests = dir.path().join("tests.txt");
+    // Test2 fails in this default order (after Test3 then Test1) and passes alone.
+    std::fs::write(&tests, "Test3\nTest1\nTest2\nTest4\n").unwrap();
+    let report = dir.path().join("od.json");
+    let out = paf(
+        &[
+            "od",
+            "detect",
+            "--runner",
+            ex.join("run").to_str().unwrap(),
+            "--tests",
+            tests.to_str().unwrap(),
+            "--algo",
+            "isolate",
+            "-o",
+            report.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = paf(
+        &[
+            "od",
+            "replay",
+            report.to_str().unwrap(),
+            "Test2",
+            "--reruns",
+            "2",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    let r = json(&out);
+    assert_eq!(r["schema"], "paf.od-replay/1");
+    assert_eq!(r["verdict"], "victim");
+    let orders = r["orders"].as_array().unwrap();
+    assert_eq!(
+        strings(&orders[0]["order"]),
+        v(&["Test3", "Test1", "Test2"])
+    );
+    assert_eq!(orders[0]["expected"]["exception"], "AssertionError");
+    assert_eq!(strings(&orders[1]["order"]), v(&["Test2"]));
+    assert_eq!(orders[1]["expected"]["outcome"], "pass");
+    for o in orders {
+        assert_eq!(o["reproduced"], true, "{o}");
+        assert_eq!(o["observed"].as_array().unwrap().len(), 2);
+    }
+    // The table, and a test the report has no verdict for.
+    let out = paf(&["od", "replay", report.to_str().unwrap(), "Test2"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out.stdout).starts_with("Test2: victim\n"));
+    let out = paf(&["od", "replay", report.to_str().unwrap(), "Test9"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("no verdict for \"Test9\"; expected one of: Test2"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn no_progress_bar_when_stderr_is_not_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = detect(
+        dir.path(),
+        &["Proc.testPass", "Proc.testAfter"],
+        &["--algo", "isolate,pairwise"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stderr), "");
+}

@@ -32,7 +32,8 @@ def lines(path):
 
 dirs = sys.argv[1:] or [os.path.join(ROOT, "traces", d) for d in sorted(os.listdir(os.path.join(ROOT, "traces")))
                         if os.path.isfile(os.path.join(ROOT, "traces", d, "manifest.json"))] \
-    + [os.path.join(ROOT, "testdata", "java", "motivating", "bundle")]
+    + [os.path.join(ROOT, "testdata", "java", d, "bundle") for d in ("motivating", "library")] \
+    + [os.path.join(ROOT, "testdata", "eval", "baselines")]
 errors = 0
 for d in dirs:
     for file, name in defs.items():

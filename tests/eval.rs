@@ -460,3 +460,46 @@ fn the_same_seed_gives_the_same_bytes_and_another_seed_other_random_orders() {
     };
     assert_ne!(random_row(&run("7")), random_row(&run("8")));
 }
+
+#[test]
+fn a_bad_access_or_values_field_names_the_file_line_and_what_was_expected() {
+    let src = root().join("testdata/eval/baselines");
+    // Each case breaks one file of a copy of the hand-written bundle.
+    let cases = [
+        (
+            "statements.jsonl",
+            r#""method": ["public"]"#,
+            r#""method": ["publik"]"#,
+            "statements.jsonl:1:",
+            "unknown variant `publik`, expected one of `public`",
+        ),
+        (
+            "tests.jsonl",
+            r#""args":{"i":1}"#,
+            r#""args":{"i":[1]}"#,
+            "tests.jsonl:2:",
+            "expected null, a boolean, a number, or an object such as {\"length\": 3}",
+        ),
+    ];
+    for (file, from, to, at, expected) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        for f in ["manifest.json", "statements.jsonl", "tests.jsonl"] {
+            let text = std::fs::read_to_string(src.join(f)).unwrap();
+            let text = if f == file {
+                text.replacen(from, to, 1)
+            } else {
+                text
+            };
+            std::fs::write(dir.path().join(f), text).unwrap();
+        }
+        let bundle = dir.path().display().to_string();
+        let (code, out, err) = paf(&[
+            "eval",
+            &bundle,
+            "--truth",
+            "testdata/eval/baselines/truth.csv",
+        ]);
+        assert_eq!((code, out.as_str()), (2, ""), "{file}");
+        assert!(err.contains(at) && err.contains(expected), "{file}: {err}");
+    }
+}

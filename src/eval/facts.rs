@@ -109,3 +109,47 @@ pub fn gather(bundle: &mut Bundle) -> Result<Facts, Vec<Problem>> {
         Err(problems)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::testing::read;
+
+    /// The event index `mut_enter` picks in a test made of `events`.
+    fn mut_of(events: &[&str]) -> Option<usize> {
+        let text = format!(
+            "{{\"k\":\"begin\",\"test\":\"t\"}}\n{}\n{{\"k\":\"end\",\"test\":\"t\",\"outcome\":\"pass\",\"events\":{}}}\n",
+            events.join("\n"),
+            events.len()
+        );
+        mut_enter(read(&text).single())
+    }
+
+    const M: &str = r#""method":"C.m""#;
+
+    #[test]
+    fn the_mut_is_the_last_test_body_call_that_did_not_return() {
+        let enter = |f: u32| format!(r#"{{"k":"enter","frame":{f},{M}}}"#);
+        let inner = |f: u32, c: u32| format!(r#"{{"k":"enter","frame":{f},{M},"caller":{c}}}"#);
+        let exit = |f: u32| format!(r#"{{"k":"exit","frame":{f}}}"#);
+        let threw = |f: u32| format!(r#"{{"k":"exit","frame":{f},"throw":"E"}}"#);
+        // Call 1 throws (caught by the test), call 2 returns: the MUT is call 1 (event 0).
+        let a = [enter(1), threw(1), enter(2), exit(2)];
+        assert_eq!(
+            mut_of(&a.iter().map(String::as_str).collect::<Vec<_>>()),
+            Some(0)
+        );
+        // Call 2 never exits (the exception escaped to the test body); its callee threw.
+        let b = [enter(1), threw(1), enter(2), inner(3, 2), threw(3)];
+        assert_eq!(
+            mut_of(&b.iter().map(String::as_str).collect::<Vec<_>>()),
+            Some(2)
+        );
+        // Every call returned: no MUT.
+        let c = [enter(1), exit(1)];
+        assert_eq!(
+            mut_of(&c.iter().map(String::as_str).collect::<Vec<_>>()),
+            None
+        );
+    }
+}

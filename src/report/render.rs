@@ -132,8 +132,20 @@ pub fn table(report: &Report, by: By) -> String {
     }
     let s = &report.summary;
     out.push_str(&format!(
-        "\n{} flow-sets ({} local) from {} failing tests ({} unanalyzed); {} passing tests, {} events, {} DUAs; seed {}\n",
-        s.flow_sets, s.local_flow_sets, s.failing, s.unanalyzed, s.passing, s.events, s.duas, report.seed
+        "\n{} flow-sets ({} local) from {} failing tests ({} unanalyzed{}); {} passing tests, {} events, {} DUAs; seed {}\n",
+        s.flow_sets,
+        s.local_flow_sets,
+        s.failing,
+        s.unanalyzed,
+        if report.excluded.is_empty() {
+            String::new()
+        } else {
+            format!(", {} excluded as order-caused", report.excluded.len())
+        },
+        s.passing,
+        s.events,
+        s.duas,
+        report.seed
     ));
     out
 }

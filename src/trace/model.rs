@@ -92,7 +92,7 @@ pub struct Access {
 }
 
 /// A value a tracer saw at a method's entry: what `enter`'s optional `values` field holds.
-#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 #[serde(untagged)]
 pub enum Value {
     /// The null reference.
@@ -107,6 +107,60 @@ pub enum Value {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         length: Option<u64>,
     },
+}
+
+impl<'de> serde::Deserialize<'de> for Value {
+    /// By hand rather than `untagged`, so that a wrong value says what was expected.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Value;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("null, a boolean, a number, or an object such as {\"length\": 3}")
+            }
+
+            fn visit_unit<E>(self) -> Result<Value, E> {
+                Ok(Value::Null)
+            }
+
+            fn visit_none<E>(self) -> Result<Value, E> {
+                Ok(Value::Null)
+            }
+
+            fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+                Ok(Value::Bool(b))
+            }
+
+            fn visit_i64<E>(self, i: i64) -> Result<Value, E> {
+                Ok(Value::Int(i))
+            }
+
+            fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
+                Ok(i64::try_from(u).map_or(Value::Num(u as f64), Value::Int))
+            }
+
+            fn visit_f64<E>(self, f: f64) -> Result<Value, E> {
+                Ok(Value::Num(f))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Value, A::Error> {
+                let mut length = None;
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if key == "length" {
+                        length = Some(map.next_value::<u64>()?);
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(Value::Ref { length })
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
 }
 
 /// The arguments and receiver fields at a method's entry, by name (the `values` of `enter`).

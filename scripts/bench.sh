@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Benchmarks of issue 6 (docs/performance.md): figures are printed, never asserted.
+#   scripts/bench.sh [WORKDIR] [RUNS]
+# 1. makes an Ant2-scale bundle (1,462 failing, 36,106 passing tests, 560 events per test:
+#    about 20.7 million events, 1.6 GB of JSON Lines) with `paf synth`;
+# 2. times `paf validate` (the parsing floor) and `paf rank` on it RUNS times each (default 3)
+#    and prints the medians and the ratio rank / validate;
+# 3. runs `paf rank` at 1x, 2x, 4x and 8x the passing tests and prints time and peak memory.
+# Needs GNU time (/usr/bin/time, Debian package `time`) and about 14 GB free in WORKDIR for the
+# 8x bundle (each bundle is deleted before the next is made).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+WORK="${1:-${TMPDIR:-/tmp}/paf-bench}"
+RUNS="${2:-3}"
+FAILING=1462
+PASSING=36106
+EVENTS=560
+SEED=7
+[ -x /usr/bin/time ] || { echo "bench.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
+cargo build --release --locked --quiet --manifest-path "$ROOT/Cargo.toml"
+PAF="$ROOT/target/release/paf"
+mkdir -p "$WORK"
+
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "paf: $("$PAF" --version); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# Runs "$@" and prints "SECONDS KIB" (wall time, peak resident memory).
+measure() {
+  /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$@" > /dev/null
+  cat "$WORK/time.txt"
+}
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+synth() { # PASSING DIR
+  rm -rf "$2"
+  /usr/bin/time -f "%e" -o "$WORK/time.txt" \
+    "$PAF" synth --failing "$FAILING" --passing "$1" --events-per-test "$EVENTS" --seed "$SEED" -o "$2" 2> "$WORK/synth.txt"
+  echo "synth: $(cat "$WORK/synth.txt"); $(du -m "$2/tests.jsonl" | cut -f1) MB tests.jsonl, $(cat "$WORK/time.txt") s"
+}
+
+echo
+echo "== 1-2. Ant2 scale: validate (parsing floor) against rank, $RUNS runs each"
+B="$WORK/ant2"
+synth "$PASSING" "$B"
+for cmd in validate rank; do
+  : > "$WORK/$cmd.runs"
+  for _ in $(seq "$RUNS"); do
+    measure "$PAF" "$cmd" "$B" >> "$WORK/$cmd.runs"
+  done
+  echo "$cmd: runs (s KiB): $(tr '\n' ';' < "$WORK/$cmd.runs")"
+done
+v=$(cut -d' ' -f1 "$WORK/validate.runs" | median)
+r=$(cut -d' ' -f1 "$WORK/rank.runs" | median)
+vm=$(cut -d' ' -f2 "$WORK/validate.runs" | sort -n | tail -1)
+rm_=$(cut -d' ' -f2 "$WORK/rank.runs" | sort -n | tail -1)
+echo "median: validate $v s (peak $((vm / 1024)) MiB), rank $r s (peak $((rm_ / 1024)) MiB); rank / validate = $(awk -v r="$r" -v v="$v" 'BEGIN {printf "%.2f", r / v}')"
+rs=$(measure "$PAF" rank -j 1 "$B")
+echo "rank -j 1 (one thread): ${rs% *} s, peak $(( ${rs#* } / 1024 )) MiB"
+"$PAF" rank -j 1 "$B" --format json > "$WORK/rank.j1.json"
+"$PAF" rank "$B" --format json > "$WORK/rank.jN.json"
+cmp -s "$WORK/rank.j1.json" "$WORK/rank.jN.json" && echo "rank -j 1 and rank (all cores): identical output" \
+  || echo "rank -j 1 and rank (all cores): OUTPUTS DIFFER"
+
+echo
+echo "== 3. rank at 1x, 2x, 4x, 8x the passing tests"
+printf '%-6s %10s %12s %10s %10s %12s\n' scale passing events seconds 'peak MiB' 's per 1M ev'
+base_mem=""
+for k in 1 2 4 8; do
+  if [ "$k" = 1 ]; then D="$B"; else D="$WORK/ant2x$k"; synth $((PASSING * k)) "$D" > "$WORK/synth.$k.txt"; fi
+  events=$(grep -o '[0-9]* events' "$WORK/synth.txt" | cut -d' ' -f1)
+  out=$(measure "$PAF" rank "$D")
+  s=${out% *}; m=$(( ${out#* } / 1024 ))
+  [ -z "$base_mem" ] && base_mem=$m
+  printf '%-6s %10d %12d %10s %10d %12.3f\n' "${k}x" $((PASSING * k)) "$events" "$s" "$m" "$(awk -v s="$s" -v e="$events" 'BEGIN {print s / (e / 1e6)}')"
+  [ "$k" = 1 ] || rm -rf "$D"
+done
+echo "peak memory at 8x / 1x: see the table (target: at most 1.5)"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

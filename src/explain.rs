@@ -65,13 +65,12 @@ pub fn explain(
     report: &Report,
     id: &str,
 ) -> Result<Explanation, String> {
-    let Some(index) = analysis.test_ids.iter().position(|t| t == id) else {
+    let Some(index) = analysis.test_ids.find(id) else {
         let near: Vec<&str> = analysis
             .test_ids
             .iter()
             .filter(|t| t.ends_with(id) || t.contains(id))
             .take(5)
-            .map(String::as_str)
             .collect();
         let hint = if near.is_empty() {
             String::new()

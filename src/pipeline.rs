@@ -7,7 +7,7 @@ use crate::dataflow::{self, Dua, Failure, VarName};
 use crate::flowset::{self, FlowSet};
 use crate::rank;
 use crate::score::{self, Score};
-use crate::trace::{Bundle, Outcome, Problem};
+use crate::trace::{Bundle, Outcome, Problem, TestIds};
 
 /// Analysis settings that change results.
 #[derive(Clone, Debug)]
@@ -33,7 +33,7 @@ pub struct Unanalyzed {
 /// Everything learned from one pass over the tests (phases 1 and the coverage of phase 3).
 #[derive(Debug)]
 pub struct Analysis {
-    pub test_ids: Vec<String>,
+    pub test_ids: TestIds,
     pub outcomes: Vec<Outcome>,
     pub failures: Vec<Failure>,
     pub unanalyzed: Vec<Unanalyzed>,
@@ -84,7 +84,7 @@ pub fn analyze_with(
         });
     }
     let mut analysis = Analysis {
-        test_ids: Vec::new(),
+        test_ids: TestIds::default(),
         outcomes: Vec::new(),
         failures: Vec::new(),
         unanalyzed: Vec::new(),
@@ -137,9 +137,10 @@ pub fn analyze_with(
                 }
             }
         }
-        analysis.test_ids.push(test.id);
         analysis.outcomes.push(test.outcome);
     }
+    // With no problems, every test begun was read whole, so the ids match the outcomes.
+    analysis.test_ids = reader.into_ids();
     if problems.is_empty() {
         Ok(analysis)
     } else {

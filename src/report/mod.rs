@@ -225,7 +225,12 @@ impl Resolver<'_> {
         }
     }
 
-    pub fn theta_entry(&self, dua: &Dua, duas: &DuaTable, test_ids: &[String]) -> ThetaEntry {
+    pub fn theta_entry(
+        &self,
+        dua: &Dua,
+        duas: &DuaTable,
+        test_ids: &crate::trace::TestIds,
+    ) -> ThetaEntry {
         let cov = duas.get(dua).cloned().unwrap_or_default();
         ThetaEntry {
             def: self.position(dua.def),
@@ -234,7 +239,7 @@ impl Resolver<'_> {
             covered_by: cov
                 .tests
                 .iter()
-                .map(|&t| test_ids[t as usize].clone())
+                .map(|&t| test_ids[t as usize].to_string())
                 .collect(),
             covered_by_count: cov.count,
             is_static: cov.is_static,
@@ -293,12 +298,12 @@ pub fn build(bundle: &Bundle, analysis: &Analysis, ranked: &Ranked, seed: u64) -
             .flat_map(|v| v.theta.iter())
             .map(|d| r.theta_entry(d, &analysis.duas, ids))
             .collect();
-        let mut tests = vec![ids[rep.test].clone()];
+        let mut tests = vec![ids[rep.test].to_string()];
         tests.extend(
             set.members
                 .iter()
                 .filter(|&&m| m != set.representative)
-                .map(|&m| ids[analysis.failures[m].test].clone()),
+                .map(|&m| ids[analysis.failures[m].test].to_string()),
         );
         flow_sets.push(FlowSetReport {
             rank: pos + 1,
@@ -308,7 +313,7 @@ pub fn build(bundle: &Bundle, analysis: &Analysis, ranked: &Ranked, seed: u64) -
             crash,
             theta,
             tests,
-            representative: ids[rep.test].clone(),
+            representative: ids[rep.test].to_string(),
             local_tests: set.local_members,
             fallback: rep.fallback.clone(),
         });
@@ -318,7 +323,7 @@ pub fn build(bundle: &Bundle, analysis: &Analysis, ranked: &Ranked, seed: u64) -
         .enumerate()
         .map(|(i, (failure, pos))| TestRank {
             rank: i + 1,
-            test: ids[analysis.failures[failure].test].clone(),
+            test: ids[analysis.failures[failure].test].to_string(),
             flow_set_rank: Some(pos + 1),
         })
         .collect();
@@ -328,13 +333,13 @@ pub fn build(bundle: &Bundle, analysis: &Analysis, ranked: &Ranked, seed: u64) -
     let start = tests.len();
     tests.extend(unanalyzed_sorted.iter().enumerate().map(|(i, u)| TestRank {
         rank: start + i + 1,
-        test: ids[u.test].clone(),
+        test: ids[u.test].to_string(),
         flow_set_rank: None,
     }));
     let unanalyzed = unanalyzed_sorted
         .iter()
         .map(|u| UnanalyzedReport {
-            test: ids[u.test].clone(),
+            test: ids[u.test].to_string(),
             exception: u.exception.clone(),
             reason: u.reason.clone(),
         })

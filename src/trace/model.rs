@@ -417,3 +417,99 @@ pub struct TestTrace {
     /// Source line of each event, for messages.
     pub event_lines: Vec<u64>,
 }
+
+/// Test ids in bundle order, stored compactly: one string of all ids, their end offsets, and a
+/// hash index for lookups and the duplicate check. A suite of hundreds of thousands of passing
+/// tests then costs little beyond the bytes of its ids (docs/performance.md).
+#[derive(Clone, Debug, Default)]
+pub struct TestIds {
+    text: String,
+    ends: Vec<usize>,
+    /// Hash of an id -> the first test with that hash.
+    index: FxHashMap<u64, u32>,
+    /// Ids whose hash an earlier, different id already had (rare): checked exactly.
+    collided: FxHashMap<String, u32>,
+}
+
+impl TestIds {
+    fn hash(id: &str) -> u64 {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(id)
+    }
+
+    /// Appends `id`; `Err` with the index of the earlier test if it is already there.
+    pub fn push(&mut self, id: &str) -> Result<usize, usize> {
+        if let Some(i) = self.find(id) {
+            return Err(i);
+        }
+        let i = self.ends.len();
+        self.text.push_str(id);
+        self.ends.push(self.text.len());
+        match self.index.entry(Self::hash(id)) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(i as u32);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.collided.insert(id.to_string(), i as u32);
+            }
+        }
+        Ok(i)
+    }
+
+    /// The index of the test `id`.
+    pub fn find(&self, id: &str) -> Option<usize> {
+        let &i = self.index.get(&Self::hash(id))?;
+        if self.get(i as usize) == id {
+            return Some(i as usize);
+        }
+        self.collided.get(id).map(|&i| i as usize)
+    }
+
+    pub fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.text[start..self.ends[i]]
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.len()).map(|i| self.get(i))
+    }
+}
+
+impl std::ops::Index<usize> for TestIds {
+    type Output = str;
+
+    fn index(&self, i: usize) -> &str {
+        self.get(i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TestIds;
+
+    #[test]
+    fn test_ids_keep_order_find_ids_and_refuse_duplicates() {
+        let mut ids = TestIds::default();
+        for (i, id) in ["a.T.t1", "", "a.T.t10", "b.U.t1"].iter().enumerate() {
+            assert_eq!(ids.push(id), Ok(i));
+        }
+        assert_eq!(ids.push("a.T.t10"), Err(2));
+        assert_eq!(ids.push(""), Err(1));
+        assert_eq!(ids.len(), 4);
+        assert_eq!(
+            ids.iter().collect::<Vec<_>>(),
+            ["a.T.t1", "", "a.T.t10", "b.U.t1"]
+        );
+        assert_eq!(&ids[3], "b.U.t1");
+        assert_eq!(ids.find("b.U.t1"), Some(3));
+        assert_eq!(ids.find("a.T.t"), None);
+    }
+}

@@ -5,12 +5,13 @@
 //! `Err` with all of them, and reading resumes at the next test, so `paf validate` can list
 //! every problem in a bundle.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use std::path::PathBuf;
 
 use super::lines::Lines;
 use super::model::{
-    Event, FrameId, How, Outcome, Role, Source, StatementTable, StmtIx, Symbols, TestTrace, Var,
+    Event, FrameId, How, Outcome, Role, Source, StatementTable, StmtIx, Symbols, TestIds,
+    TestTrace, Var,
 };
 use super::problem::Problem;
 use super::raw::{self, Kind, Record};
@@ -28,7 +29,8 @@ struct State<'b> {
     path: PathBuf,
     symbols: &'b mut Symbols,
     statements: &'b StatementTable,
-    seen: FxHashSet<String>,
+    /// Every test id begun so far, for the duplicate check; the pipeline keeps it.
+    ids: TestIds,
     next_index: usize,
     /// A `begin` line read while looking for the previous test's `end`, to start the next test.
     pending_begin: Option<(u64, String)>,
@@ -63,7 +65,7 @@ impl<'b> TestReader<'b> {
                 path: lines.path().to_path_buf(),
                 symbols,
                 statements,
-                seen: FxHashSet::default(),
+                ids: TestIds::default(),
                 next_index: 0,
                 pending_begin: None,
                 found: 0,
@@ -77,6 +79,12 @@ impl<'b> TestReader<'b> {
     /// Bytes of the tests file read so far (the reader may be ahead of the tests returned).
     pub fn bytes_read(&self) -> u64 {
         self.bytes_read.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The ids of the tests begun so far, in bundle order (all of them once the reader is done).
+    pub fn into_ids(self) -> TestIds {
+        let mut this = self;
+        std::mem::take(&mut this.state.ids)
     }
 
     /// The statement table the events refer to.
@@ -198,7 +206,7 @@ impl State<'_> {
     fn start(&mut self, line: u64, id: String) -> Open {
         self.found += 1;
         let mut problems = Vec::new();
-        if !self.seen.insert(id.clone()) {
+        if self.ids.push(&id).is_err() {
             problems.push(self.problem(
                 line,
                 format!("duplicate test id {id:?}: expected every test id to be unique"),

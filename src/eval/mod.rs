@@ -377,12 +377,7 @@ pub fn compare(
         &alarm,
         &truth,
         settings,
-        Some(metrics::alarms(
-            alarm
-                .iter()
-                .zip(&base_items)
-                .map(|(&a, f)| (a, !f.is_empty())),
-        )),
+        Some(alarm_counts(&alarm, &base_items)),
         classified,
     ));
 
@@ -427,12 +422,7 @@ pub fn compare(
         &alarm,
         &truth,
         settings,
-        Some(metrics::alarms(
-            alarm
-                .iter()
-                .zip(&base_items)
-                .map(|(&a, f)| (a, !f.is_empty())),
-        )),
+        Some(alarm_counts(&alarm, &base_items)),
         classified,
     ));
 
@@ -811,4 +801,9 @@ fn clustering(
         },
         params,
     }
+}
+
+/// Precision and recall of a classifier's alarms: a test is a true alarm when it reveals a fault.
+fn alarm_counts<T>(alarm: &[bool], items: &[Vec<T>]) -> metrics::Alarms {
+    metrics::alarms(alarm.iter().zip(items).map(|(&a, f)| (a, !f.is_empty())))
 }

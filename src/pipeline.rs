@@ -1,24 +1,42 @@
-//! Drives the phases over a bundle: streams tests from `trace` through `dataflow` into the DUA
-//! table, then groups, scores and ranks. The phases themselves do no IO; this module only
-//! pulls tests from the reader.
+//! Drives the phases over a bundle in two streaming passes, then groups, scores and ranks.
+//! The phases themselves do no IO; this module only pulls segments from `trace`.
+//!
+//! Pass 1 reads the failing tests (the scanner drops every other test's bytes unparsed) and
+//! analyzes them: that gives the crash statements and crash variables. Pass 2 reads the
+//! passing tests on worker threads, each worker checking and replaying whole tests, and keeps
+//! only the def-use associations that reach a crash statement on a crash variable: the only
+//! ones theta is made of. Results are merged on the calling thread in bundle order, so the
+//! analysis is the same for any number of threads (docs/performance.md).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::path::Path;
 
 use crate::coverage::DuaTable;
-use crate::dataflow::{self, Dua, Failure, VarName};
-use crate::flowset::{self, FlowSet};
+use crate::dataflow::{self, Dua, Failure, Replay, VarName};
+use crate::flowset::{self, FlowKey, FlowSet};
 use crate::rank;
 use crate::score::{self, Score};
-use crate::trace::{Bundle, Outcome, Problem, TestIds};
+use crate::trace::scan::{self, Keep, RawSegment};
+use crate::trace::{
+    Bundle, Ledger, LocalSymbols, Outcome, Problem, StmtIx, Symbols, TestIds, TestTrace, assemble,
+};
 
 /// Analysis settings that change results.
 #[derive(Clone, Debug)]
 pub struct Options {
     /// At most this many covering passing tests are kept per DUA (the count is always exact).
     pub max_covering: usize,
+    /// Keep every DUA the tests exercise, not only those that reach a crash statement on a
+    /// crash variable (for `--dump duas`; scores are the same either way).
+    pub all_duas: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_covering: 20 }
+        Options {
+            max_covering: 20,
+            all_duas: false,
+        }
     }
 }
 
@@ -30,13 +48,14 @@ pub struct Unanalyzed {
     pub reason: String,
 }
 
-/// Everything learned from one pass over the tests (phases 1 and the coverage of phase 3).
+/// Everything learned from the tests (phase 1 and the coverage of phase 3).
 #[derive(Debug)]
 pub struct Analysis {
     pub test_ids: TestIds,
     pub outcomes: Vec<Outcome>,
     pub failures: Vec<Failure>,
     pub unanalyzed: Vec<Unanalyzed>,
+    /// The DUAs of interest (all of them with [`Options::all_duas`]) and their coverage.
     pub duas: DuaTable,
     pub events: u64,
 }
@@ -50,18 +69,151 @@ impl Analysis {
     }
 }
 
-/// Told after each test how far reading has got (the command line draws a progress bar).
+/// Told how far reading has got (the command line draws a progress bar).
 pub trait Progress {
-    /// `bytes`: of the tests file read so far; `tests`: tests read so far.
+    /// Reading will take `total` bytes in all (each pass reads the tests file once).
+    fn start(&mut self, total: u64);
+    /// `bytes`: read so far, of `total`; `tests`: tests taken in so far.
     fn tick(&mut self, bytes: u64, tests: usize);
 }
 
 /// No progress reports.
 impl Progress for () {
+    fn start(&mut self, _: u64) {}
     fn tick(&mut self, _: u64, _: usize) {}
 }
 
-/// Reads every test of the bundle once. All problems found are returned together.
+/// What one test contributed, as the passes hand it to the merge.
+struct Tested {
+    index: usize,
+    outcome: Outcome,
+    events: u64,
+    /// DUAs kept, in the bundle's symbols.
+    duas: Vec<Dua>,
+    /// With [`Options::all_duas`]: DUAs whose variable name the bundle's symbols lacked when
+    /// the pass began, spelled out so that the merge can intern them.
+    named: Vec<(StmtIx, StmtIx, NamedVar)>,
+}
+
+/// A [`VarName`] with its names as text.
+enum NamedVar {
+    Named(String),
+    Elem(Option<String>),
+    Ret(String),
+}
+
+impl NamedVar {
+    fn of(var: VarName, symbols: &LocalSymbols) -> NamedVar {
+        match var {
+            VarName::Named(s) => NamedVar::Named(symbols.name(s).to_string()),
+            VarName::Elem(s) => NamedVar::Elem(s.map(|s| symbols.name(s).to_string())),
+            VarName::Ret(s) => NamedVar::Ret(symbols.name(s).to_string()),
+        }
+    }
+
+    fn intern(&self, symbols: &mut Symbols) -> VarName {
+        match self {
+            NamedVar::Named(s) => VarName::Named(symbols.intern(s)),
+            NamedVar::Elem(s) => VarName::Elem(s.as_deref().map(|s| symbols.intern(s))),
+            NamedVar::Ret(s) => VarName::Ret(symbols.intern(s)),
+        }
+    }
+}
+
+/// The DUAs pass 2 keeps.
+enum Interest {
+    All,
+    /// Those whose (use, variable) is a crash statement and one of its crash variables.
+    Of {
+        /// By statement index: is it a crash statement?
+        crash_stmts: Vec<bool>,
+        pairs: FxHashSet<(StmtIx, VarName)>,
+    },
+}
+
+impl Interest {
+    fn of(failures: &[Failure], statements: usize, all: bool) -> Interest {
+        if all {
+            return Interest::All;
+        }
+        let pairs: FxHashSet<(StmtIx, VarName)> = failures
+            .iter()
+            .flat_map(|f| {
+                FlowKey::of(f)
+                    .vars
+                    .into_iter()
+                    .map(move |(var, _)| (f.crash_stmt, var))
+            })
+            .collect();
+        let mut crash_stmts = vec![false; statements];
+        for (stmt, _) in &pairs {
+            crash_stmts[stmt.0 as usize] = true;
+        }
+        Interest::Of { crash_stmts, pairs }
+    }
+
+    fn wants(&self, dua: &Dua) -> bool {
+        match self {
+            Interest::All => true,
+            Interest::Of { pairs, .. } => pairs.contains(&(dua.use_, dua.var)),
+        }
+    }
+
+    /// The DUAs of a replayed test this pass keeps, sorted and distinct.
+    fn select(
+        &self,
+        replay: &Replay,
+        symbols: &LocalSymbols,
+    ) -> (Vec<Dua>, Vec<(StmtIx, StmtIx, NamedVar)>) {
+        let shared = |var: VarName| match var {
+            VarName::Named(s) | VarName::Ret(s) | VarName::Elem(Some(s)) => symbols.is_shared(s),
+            VarName::Elem(None) => true,
+        };
+        match self {
+            Interest::All => {
+                let (duas, named): (Vec<Dua>, Vec<Dua>) =
+                    replay.duas().into_iter().partition(|d| shared(d.var));
+                let named = named
+                    .into_iter()
+                    .map(|d| (d.def, d.use_, NamedVar::of(d.var, symbols)))
+                    .collect();
+                (duas, named)
+            }
+            Interest::Of { crash_stmts, pairs } => {
+                // A name the bundle's symbols lacked is no crash variable's.
+                let mut duas: Vec<Dua> = replay
+                    .uses
+                    .iter()
+                    .filter(|u| crash_stmts[u.stmt.0 as usize])
+                    .filter_map(|u| {
+                        u.reach.map(|d| Dua {
+                            def: replay.defs[d as usize].stmt,
+                            use_: u.stmt,
+                            var: u.var,
+                        })
+                    })
+                    .filter(|d| shared(d.var) && pairs.contains(&(d.use_, d.var)))
+                    .collect();
+                duas.sort_unstable();
+                duas.dedup();
+                (duas, Vec::new())
+            }
+        }
+    }
+}
+
+/// A replay error as a problem at the event's line.
+fn replay(test: &TestTrace, path: &Path) -> Result<Replay, Vec<Problem>> {
+    dataflow::replay(test)
+        .map_err(|e| vec![Problem::at(path, test.event_lines[e.event], e.message)])
+}
+
+/// Reading threads for a bundle read with `jobs`: 0 means all on the calling thread.
+fn workers(jobs: usize) -> usize {
+    if jobs > 1 { jobs } else { 0 }
+}
+
+/// Reads and analyzes every test of the bundle. All problems found are returned together.
 pub fn analyze(bundle: &mut Bundle, options: &Options) -> Result<Analysis, Vec<Problem>> {
     analyze_with(bundle, options, &mut ())
 }
@@ -72,77 +224,229 @@ pub fn analyze_with(
     options: &Options,
     progress: &mut dyn Progress,
 ) -> Result<Analysis, Vec<Problem>> {
+    let path = bundle.tests_path().to_path_buf();
+    let size = bundle.tests_size();
+    let workers = workers(bundle.jobs());
+    progress.start(2 * size);
+
+    // Pass 1: the failing tests, on the calling thread (the scanner has a thread of its own).
+    let scanner = bundle.scan(Keep::Failing).map_err(|p| vec![p])?;
+    let read = scanner.bytes_read();
+    let mut first: FxHashMap<usize, Vec<Result<Tested, Vec<Problem>>>> = FxHashMap::default();
+    let mut failing_duas: FxHashSet<Dua> = FxHashSet::default();
+    let mut failures = Vec::new();
+    let mut unanalyzed = Vec::new();
+    let mut events = 0;
+    scan::map_segments(
+        scanner,
+        workers.min(1),
+        || (),
+        |(), seg| seg,
+        |seg| {
+            if seg.bytes.is_none() {
+                return;
+            }
+            let tests = assemble(&seg, &path, &mut bundle.symbols, &bundle.statements);
+            let done = tests
+                .into_iter()
+                .map(|test| {
+                    let test = test?;
+                    let replay = replay(&test, &path)?;
+                    events += test.events.len() as u64;
+                    failing_duas.extend(replay.duas());
+                    match dataflow::analyze_failure(
+                        &test,
+                        &replay,
+                        &bundle.statements,
+                        &bundle.symbols,
+                    ) {
+                        Ok(failure) => failures.push(failure),
+                        Err(reason) => unanalyzed.push(Unanalyzed {
+                            test: test.index,
+                            exception: test.exception.as_ref().map(|e| e.kind.clone()),
+                            reason,
+                        }),
+                    }
+                    Ok(Tested {
+                        index: test.index,
+                        outcome: test.outcome,
+                        events: 0,
+                        duas: Vec::new(),
+                        named: Vec::new(),
+                    })
+                })
+                .collect();
+            first.insert(seg.ordinal, done);
+            progress.tick(scan::load(&read), failures.len() + unanalyzed.len());
+        },
+    );
+
+    // What pass 2 keeps: the DUAs that reach a crash statement on a crash variable.
+    let interest = Interest::of(&failures, bundle.statements.len(), options.all_duas);
     let mut duas = DuaTable::new(options.max_covering);
-    let statics: Vec<_> = bundle.static_duas.clone();
-    for s in statics {
+    for s in bundle.static_duas.clone() {
         let text = bundle.symbols.name(s.var).to_string();
-        let var = VarName::parse(&text, &mut bundle.symbols);
-        duas.add_static(Dua {
+        let dua = Dua {
             def: s.def,
             use_: s.use_,
-            var,
-        });
+            var: VarName::parse(&text, &mut bundle.symbols),
+        };
+        if interest.wants(&dua) {
+            duas.add_static(dua);
+        }
     }
-    let mut analysis = Analysis {
-        test_ids: TestIds::default(),
-        outcomes: Vec::new(),
-        failures: Vec::new(),
-        unanalyzed: Vec::new(),
-        duas,
-        events: 0,
-    };
+    let mut failing_duas: Vec<Dua> = failing_duas.into_iter().collect();
+    failing_duas.retain(|d| interest.wants(d));
+    duas.add_failing(&failing_duas);
+
+    // Pass 2: every other test, checked and replayed on the workers, merged in bundle order.
+    let scanner = bundle.scan(Keep::Rest).map_err(|p| vec![p])?;
+    let read = scanner.bytes_read();
+    let shared = bundle.symbols.clone();
+    let mut ledger = Ledger::default();
     let mut problems = Vec::new();
-    let tests_path = bundle.tests_path().to_path_buf();
-    let mut reader = bundle.tests().map_err(|p| vec![p])?;
-    let mut seen = 0;
-    while let Some(item) = reader.next() {
-        seen += 1;
-        progress.tick(reader.bytes_read(), seen);
-        let test = match item {
-            Ok(test) => test,
-            Err(mut found) => {
-                problems.append(&mut found);
-                continue;
-            }
-        };
-        let replay = match dataflow::replay(&test) {
-            Ok(replay) => replay,
-            Err(e) => {
-                problems.push(Problem::at(
-                    &tests_path,
-                    test.event_lines[e.event],
-                    e.message,
-                ));
-                continue;
-            }
-        };
-        analysis.events += test.events.len() as u64;
-        let exercised = replay.duas();
-        match test.outcome {
-            Outcome::Pass => analysis.duas.add_passing(test.index, &exercised),
-            Outcome::Fail => {
-                analysis.duas.add_failing(&exercised);
-                match dataflow::analyze_failure(
-                    &test,
-                    &replay,
-                    reader.statements(),
-                    reader.symbols(),
-                ) {
-                    Ok(failure) => analysis.failures.push(failure),
-                    Err(reason) => analysis.unanalyzed.push(Unanalyzed {
-                        test: test.index,
-                        exception: test.exception.as_ref().map(|e| e.kind.clone()),
-                        reason,
-                    }),
+    let mut outcomes = Vec::new();
+    let mut changed = false;
+    scan::map_segments(
+        scanner,
+        workers,
+        || LocalSymbols::new(&shared),
+        |symbols, mut seg| {
+            let done = pass_two(&seg, &path, symbols, &bundle.statements, &interest);
+            seg.bytes = None;
+            (seg, done)
+        },
+        |(seg, mut done): (RawSegment, Vec<Result<Tested, Vec<Problem>>>)| {
+            if seg.failing() {
+                match first.remove(&seg.ordinal) {
+                    Some(d) => done = d,
+                    None => changed = true,
                 }
             }
-        }
-        analysis.outcomes.push(test.outcome);
+            ledger.record(&seg, &path, &mut done);
+            for result in done {
+                match result {
+                    Ok(t) => {
+                        events += t.events;
+                        outcomes.push(t.outcome);
+                        if t.outcome == Outcome::Pass {
+                            let mut kept = t.duas;
+                            kept.extend(t.named.iter().map(|(def, use_, var)| Dua {
+                                def: *def,
+                                use_: *use_,
+                                var: var.intern(&mut bundle.symbols),
+                            }));
+                            duas.add_passing(t.index, &kept);
+                        }
+                    }
+                    Err(mut p) => problems.append(&mut p),
+                }
+            }
+            progress.tick(size + scan::load(&read), outcomes.len());
+        },
+    );
+    problems.extend(ledger.no_tests(&path));
+    if changed || !first.is_empty() {
+        problems.push(Problem::in_file(
+            &path,
+            "the file changed while it was read: expected it to stay the same during the run",
+        ));
     }
-    // With no problems, every test begun was read whole, so the ids match the outcomes.
-    analysis.test_ids = reader.into_ids();
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(Analysis {
+        test_ids: ledger.into_ids(),
+        outcomes,
+        failures,
+        unanalyzed,
+        duas,
+        events,
+    })
+}
+
+/// Pass 2's work on one segment (on a worker thread): check, replay, select DUAs.
+fn pass_two(
+    seg: &RawSegment,
+    path: &Path,
+    symbols: &mut LocalSymbols,
+    statements: &crate::trace::StatementTable,
+    interest: &Interest,
+) -> Vec<Result<Tested, Vec<Problem>>> {
+    assemble(seg, path, symbols, statements)
+        .into_iter()
+        .map(|test| {
+            let test = test?;
+            let replay = replay(&test, path)?;
+            let (duas, named) = interest.select(&replay, symbols);
+            Ok(Tested {
+                index: test.index,
+                outcome: test.outcome,
+                events: test.events.len() as u64,
+                duas,
+                named,
+            })
+        })
+        .collect()
+}
+
+/// What `paf validate` reports of a bundle without problems.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    pub tests: usize,
+    pub failing: usize,
+    pub events: u64,
+}
+
+/// Reads every test once and checks it (every rule of the format, and a replay of its events)
+/// without analyzing it: the parsing floor. All problems found are returned together.
+pub fn check_with(bundle: &Bundle, progress: &mut dyn Progress) -> Result<Checked, Vec<Problem>> {
+    let path = bundle.tests_path().to_path_buf();
+    progress.start(bundle.tests_size());
+    let scanner = bundle.scan(Keep::All).map_err(|p| vec![p])?;
+    let read = scanner.bytes_read();
+    let mut ledger = Ledger::default();
+    let mut problems = Vec::new();
+    let mut checked = Checked {
+        tests: 0,
+        failing: 0,
+        events: 0,
+    };
+    scan::map_segments(
+        scanner,
+        workers(bundle.jobs()),
+        || LocalSymbols::new(&bundle.symbols),
+        |symbols, mut seg| {
+            let done: Vec<Result<(Outcome, u64), Vec<Problem>>> =
+                assemble(&seg, &path, symbols, &bundle.statements)
+                    .into_iter()
+                    .map(|test| {
+                        let test = test?;
+                        replay(&test, &path)?;
+                        Ok((test.outcome, test.events.len() as u64))
+                    })
+                    .collect();
+            seg.bytes = None;
+            (seg, done)
+        },
+        |(seg, mut done)| {
+            ledger.record(&seg, &path, &mut done);
+            for result in done {
+                match result {
+                    Ok((outcome, events)) => {
+                        checked.tests += 1;
+                        checked.failing += usize::from(outcome == Outcome::Fail);
+                        checked.events += events;
+                    }
+                    Err(mut p) => problems.append(&mut p),
+                }
+            }
+            progress.tick(scan::load(&read), checked.tests);
+        },
+    );
+    problems.extend(ledger.no_tests(&path));
     if problems.is_empty() {
-        Ok(analysis)
+        Ok(checked)
     } else {
         Err(problems)
     }

@@ -55,6 +55,7 @@ fn options(max_covering: usize) -> Options {
         } else {
             max_covering
         },
+        all_duas: false,
     }
 }
 
@@ -75,7 +76,11 @@ impl Config {
                     format: a.format,
                     by: a.by,
                     seed: a.analysis.seed,
-                    options: options(a.analysis.max_covering),
+                    // The DUA dump shows every DUA, not only those theta is made of.
+                    options: Options {
+                        all_duas: matches!(a.dump, Some(Dump::Duas)),
+                        ..options(a.analysis.max_covering)
+                    },
                     output: a.output,
                     dump: a.dump,
                     exclude_od: a.exclude_od,
@@ -280,7 +285,7 @@ fn open_and_analyze(
     if let Some(jobs) = jobs {
         bundle.set_jobs(usize::from(jobs));
     }
-    let mut bar = progress::Bar::new(bundle.tests_size());
+    let mut bar = progress::Bar::new();
     let analysis = pipeline::analyze_with(&mut bundle, options, &mut bar);
     bar.finish();
     Ok((bundle, analysis?))
@@ -296,15 +301,23 @@ fn load(
 
 /// `paf validate`: every problem on standard output, then a summary; exit 2 if any.
 fn validate(path: &std::path::Path, format: TextFormat, jobs: Jobs) -> Result<u8, CliError> {
-    let result = open_and_analyze(path, &options(1), jobs);
+    let result = Bundle::open(path).and_then(|mut bundle| {
+        if let Some(jobs) = jobs {
+            bundle.set_jobs(usize::from(jobs));
+        }
+        let mut bar = progress::Bar::new();
+        let checked = pipeline::check_with(&bundle, &mut bar);
+        bar.finish();
+        Ok((bundle, checked?))
+    });
     let (text, code) = match (&result, format) {
         (Ok((b, a)), TextFormat::Text) => (
             format!(
                 "{}: ok: {} tests ({} failing, {} passing), {} events, {} statements\n",
                 path.display(),
-                a.test_ids.len(),
-                a.failing(),
-                a.test_ids.len() - a.failing(),
+                a.tests,
+                a.failing,
+                a.tests - a.failing,
                 a.events,
                 b.statements.len()
             ),
@@ -323,7 +336,7 @@ fn validate(path: &std::path::Path, format: TextFormat, jobs: Jobs) -> Result<u8
             let value = match &result {
                 Ok((b, a)) => serde_json::json!({
                     "schema": "paf.validate/1", "ok": true, "problems": [],
-                    "tests": a.test_ids.len(), "failing": a.failing(),
+                    "tests": a.tests, "failing": a.failing,
                     "events": a.events, "statements": b.statements.len(),
                 }),
                 Err(problems) => serde_json::json!({

@@ -20,9 +20,9 @@ pub struct Bar {
 }
 
 impl Bar {
-    /// A bar for a tests file of `total` bytes.
-    pub fn new(total: u64) -> Bar {
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+    /// A bar, hidden until it has a length ([`Progress::start`]) and a second has passed.
+    pub fn new() -> Bar {
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::hidden());
         if let Ok(style) = ProgressStyle::with_template(
             "{spinner} reading tests {bytes}/{total_bytes} [{wide_bar}] {msg} ETA {eta}",
         ) {
@@ -42,6 +42,10 @@ impl Bar {
 }
 
 impl Progress for Bar {
+    fn start(&mut self, total: u64) {
+        self.bar.set_length(total);
+    }
+
     fn tick(&mut self, bytes: u64, tests: usize) {
         // Drawing is rate-limited by indicatif; updating the position is cheap.
         if !tests.is_multiple_of(256) {

@@ -47,6 +47,8 @@ pub struct Summary {
     pub flow_sets: usize,
     pub local_flow_sets: usize,
     pub events: u64,
+    /// DUAs kept: those reaching a crash statement on one of its crash variables (theta's
+    /// universe), static ones included.
     pub duas: usize,
 }
 

@@ -132,7 +132,7 @@ pub fn table(report: &Report, by: By) -> String {
     }
     let s = &report.summary;
     out.push_str(&format!(
-        "\n{} flow-sets ({} local) from {} failing tests ({} unanalyzed{}); {} passing tests, {} events, {} DUAs; seed {}\n",
+        "\n{} flow-sets ({} local) from {} failing tests ({} unanalyzed{}); {} passing tests, {} events, {} DUAs of interest; seed {}\n",
         s.flow_sets,
         s.local_flow_sets,
         s.failing,

@@ -32,6 +32,26 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
+/// Opens `path` for reading its decompressed bytes (a `.gz` or `.zst` file is decompressed on
+/// the fly), with a handle on the count of the file's own bytes read so far.
+pub(crate) fn open_decoded(path: &Path) -> Result<(Box<dyn Read + Send>, Arc<AtomicU64>), Problem> {
+    let file = File::open(path).map_err(|e| Problem::in_file(path, format!("cannot open: {e}")))?;
+    let read = Arc::new(AtomicU64::new(0));
+    let file = Counting {
+        inner: file,
+        read: Arc::clone(&read),
+    };
+    let inner: Box<dyn Read + Send> = match path.extension().and_then(|e| e.to_str()) {
+        Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(file)),
+        Some("zst") => Box::new(
+            zstd::Decoder::new(file)
+                .map_err(|e| Problem::in_file(path, format!("cannot read zstd: {e}")))?,
+        ),
+        _ => Box::new(file),
+    };
+    Ok((inner, read))
+}
+
 /// One non-blank line, with its 1-based number.
 pub struct Line<'a> {
     pub number: u64,
@@ -41,21 +61,7 @@ pub struct Line<'a> {
 impl Lines {
     /// Opens `path`; a `.gz` or `.zst` file is decompressed on the fly.
     pub fn open(path: &Path) -> Result<Lines, Problem> {
-        let file =
-            File::open(path).map_err(|e| Problem::in_file(path, format!("cannot open: {e}")))?;
-        let read = Arc::new(AtomicU64::new(0));
-        let file = Counting {
-            inner: file,
-            read: Arc::clone(&read),
-        };
-        let inner: Box<dyn Read + Send> = match path.extension().and_then(|e| e.to_str()) {
-            Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(file)),
-            Some("zst") => Box::new(
-                zstd::Decoder::new(file)
-                    .map_err(|e| Problem::in_file(path, format!("cannot read zstd: {e}")))?,
-            ),
-            _ => Box::new(file),
-        };
+        let (inner, read) = open_decoded(path)?;
         Ok(Lines {
             path: path.to_path_buf(),
             reader: Box::new(BufReader::with_capacity(1 << 16, inner)),
@@ -63,18 +69,6 @@ impl Lines {
             line: 0,
             read,
         })
-    }
-
-    /// Lines of an in-memory file, for tests; `path` is only used in messages.
-    #[cfg(test)]
-    pub(crate) fn from_bytes(path: &Path, bytes: Vec<u8>) -> Lines {
-        Lines {
-            path: path.to_path_buf(),
-            reader: Box::new(io::Cursor::new(bytes)),
-            buf: Vec::with_capacity(256),
-            line: 0,
-            read: Arc::default(),
-        }
     }
 
     pub fn path(&self) -> &Path {

@@ -8,7 +8,7 @@ pub mod lines;
 pub mod model;
 pub mod problem;
 pub mod raw;
-mod source;
+pub mod scan;
 mod tests;
 pub mod write;
 
@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use lines::Lines;
 pub use model::*;
 pub use problem::Problem;
-pub use tests::TestReader;
+pub use tests::{Intern, Ledger, LocalSymbols, TestReader, assemble};
 
 /// The format version this reader understands.
 pub const FORMAT_VERSION: u64 = 1;
@@ -115,21 +115,30 @@ impl Bundle {
         })
     }
 
-    /// Sets how many threads parse the tests (default: one per core; 1: no threads at all).
+    /// Sets how many threads read the tests (default: one per core; 1: no threads at all).
     /// The tests read, and everything computed from them, are the same for any number.
     pub fn set_jobs(&mut self, jobs: usize) {
         self.jobs = jobs.max(1);
     }
 
-    /// Streams the bundle's tests in file order.
+    /// How many threads read the tests.
+    pub fn jobs(&self) -> usize {
+        self.jobs
+    }
+
+    /// Streams the bundle's tests in file order, on the calling thread.
     pub fn tests(&mut self) -> Result<TestReader<'_>, Problem> {
-        let lines = Lines::open(&self.tests_path)?;
+        let scanner = tests::scan_all(&self.tests_path)?;
         Ok(TestReader::new(
-            lines,
-            self.jobs,
+            scanner,
             &mut self.symbols,
             &self.statements,
         ))
+    }
+
+    /// Cuts the tests file into segments, keeping the bytes of those `keep` names.
+    pub fn scan(&self, keep: scan::Keep) -> Result<scan::Scanner, Problem> {
+        scan::Scanner::open(&self.tests_path, keep)
     }
 
     /// The size of the tests file on disk (compressed, if it is), for progress reports.
@@ -367,20 +376,17 @@ pub(crate) mod testing {
         table
     }
 
-    /// Reads `tests_jsonl` (the text of a `tests.jsonl`) against [`statements`], on the
-    /// calling thread and with parsing threads, and checks both readings agree.
+    /// Reads `tests_jsonl` (the text of a `tests.jsonl`) against [`statements`].
     pub(crate) fn read(tests_jsonl: &str) -> Read {
-        let read_with = |jobs: usize| {
-            let mut symbols = Symbols::default();
-            let statements = statements(&mut symbols);
-            let lines =
-                Lines::from_bytes(Path::new("tests.jsonl"), tests_jsonl.as_bytes().to_vec());
-            let tests: Vec<_> = TestReader::new(lines, jobs, &mut symbols, &statements).collect();
-            (symbols, statements, tests)
-        };
-        let (symbols, statements, tests) = read_with(1);
-        let threaded = read_with(3);
-        assert_eq!(format!("{tests:?}"), format!("{:?}", threaded.2));
+        let mut symbols = Symbols::default();
+        let statements = statements(&mut symbols);
+        let scanner = scan::Scanner::from_reader(
+            Path::new("tests.jsonl"),
+            Box::new(std::io::Cursor::new(tests_jsonl.as_bytes().to_vec())),
+            Default::default(),
+            scan::Keep::All,
+        );
+        let tests: Vec<_> = TestReader::new(scanner, &mut symbols, &statements).collect();
         Read {
             symbols,
             statements,

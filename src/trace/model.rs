@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 pub struct Sym(pub u32);
 
 /// String interner shared by everything read from one bundle.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Symbols {
     ids: FxHashMap<Box<str>, Sym>,
     names: Vec<Box<str>>,
@@ -31,6 +31,15 @@ impl Symbols {
     /// Returns the symbol for `s` only if it was interned before.
     pub fn lookup(&self, s: &str) -> Option<Sym> {
         self.ids.get(s).copied()
+    }
+
+    /// How many symbols there are.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
     }
 
     /// The string behind a symbol.

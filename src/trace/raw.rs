@@ -61,21 +61,26 @@ pub enum Kind {
 /// A variable reference; exactly one of the kind fields must be present.
 #[derive(Deserialize, Serialize, Default, Clone)]
 pub struct Var<'a> {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub local: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub field: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub obj: Option<u64>,
-    #[serde(default, rename = "static", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        borrow,
+        default,
+        rename = "static",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub static_: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elem: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub name: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ret: Option<u64>,
@@ -83,6 +88,7 @@ pub struct Var<'a> {
 
 #[derive(Deserialize, Serialize, Clone)]
 pub struct FieldDefault<'a> {
+    #[serde(borrow)]
     pub field: Cow<'a, str>,
     pub stmt: u64,
 }
@@ -91,7 +97,7 @@ pub struct FieldDefault<'a> {
 #[derive(Deserialize, Serialize, Default)]
 pub struct Record<'a> {
     pub k: Kind,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub test: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
@@ -103,35 +109,35 @@ pub struct Record<'a> {
     pub truncated: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frame: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub method: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caller: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub this: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub throw: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stmt: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub var: Option<Var<'a>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub from: Option<Var<'a>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cast: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub how: Option<How>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub callee: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub null: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub uses: Option<Vec<Var<'a>>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub obj: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub fields: Option<Vec<FieldDefault<'a>>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length: Option<u64>,

@@ -1,42 +1,72 @@
-//! Streaming reader of `tests.jsonl`: turns records into checked [`TestTrace`]s, one test at a time.
+//! Turns segments of `tests.jsonl` into checked [`TestTrace`]s, and the streaming reader that
+//! does so for a whole file, one test at a time.
 //!
 //! Every structural rule of the format doc is checked here (pairing of `begin`/`end`, known
-//! statements, frames entered before use, event counts). A test with problems is returned as
-//! `Err` with all of them, and reading resumes at the next test, so `paf validate` can list
-//! every problem in a bundle.
+//! statements, frames entered before use, event counts). A test with problems comes out as
+//! `Err` with all of them, and reading goes on with the next test, so `paf validate` can list
+//! every problem in a bundle. The checks of one segment ([`assemble`]) need nothing from other
+//! segments, so they can run on any thread; the two checks that span the file (unique test
+//! ids, at least one test) are the [`Ledger`]'s, which sees the segments in file order.
 
 use rustc_hash::FxHashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::lines::Lines;
 use super::model::{
-    Event, FrameId, How, Outcome, Role, Source, StatementTable, StmtIx, Symbols, TestIds,
+    Event, FrameId, How, Outcome, Role, Source, StatementTable, StmtIx, Sym, Symbols, TestIds,
     TestTrace, Var,
 };
 use super::problem::Problem;
 use super::raw::{self, Kind, Record};
-use super::source::{self, Item};
+use super::scan::{Begin, Keep, RawSegment, Scanner};
 
-/// Iterator over the tests of a bundle, in file order.
-pub struct TestReader<'b> {
-    source: source::Source,
-    state: State<'b>,
-    bytes_read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+/// Where names become symbols: the bundle's [`Symbols`], or a worker's [`LocalSymbols`].
+pub trait Intern {
+    fn intern(&mut self, s: &str) -> Sym;
 }
 
-/// Everything but the record source.
-struct State<'b> {
-    path: PathBuf,
-    symbols: &'b mut Symbols,
-    statements: &'b StatementTable,
-    /// Every test id begun so far, for the duplicate check; the pipeline keeps it.
-    ids: TestIds,
-    next_index: usize,
-    /// A `begin` line read while looking for the previous test's `end`, to start the next test.
-    pending_begin: Option<(u64, String)>,
-    /// How many tests were found at all, so an empty bundle is an error.
-    found: usize,
-    done: bool,
+impl Intern for Symbols {
+    fn intern(&mut self, s: &str) -> Sym {
+        Symbols::intern(self, s)
+    }
+}
+
+/// A worker thread's symbols: the bundle's symbols as they were when the worker started
+/// (shared, read-only), and above them the names the worker met that they lack. A symbol below
+/// [`Symbols::len`] of the shared table means the same name on every thread; one above it is
+/// this worker's own.
+pub struct LocalSymbols<'a> {
+    shared: &'a Symbols,
+    own: Symbols,
+}
+
+impl<'a> LocalSymbols<'a> {
+    pub fn new(shared: &'a Symbols) -> Self {
+        LocalSymbols {
+            shared,
+            own: Symbols::default(),
+        }
+    }
+
+    /// The symbol means the same in the shared table.
+    pub fn is_shared(&self, sym: Sym) -> bool {
+        (sym.0 as usize) < self.shared.len()
+    }
+
+    pub fn name(&self, sym: Sym) -> &str {
+        match (sym.0 as usize).checked_sub(self.shared.len()) {
+            None => self.shared.name(sym),
+            Some(own) => self.own.name(Sym(own as u32)),
+        }
+    }
+}
+
+impl Intern for LocalSymbols<'_> {
+    fn intern(&mut self, s: &str) -> Sym {
+        match self.shared.lookup(s) {
+            Some(sym) => sym,
+            None => Sym(self.shared.len() as u32 + self.own.intern(s).0),
+        }
+    }
 }
 
 /// A test being assembled from its records.
@@ -52,241 +82,291 @@ struct Open {
     bad_lines: usize,
 }
 
+/// Checks one segment and turns it into tests: its test (the segment's first line is its
+/// `begin`), then the problems of any lines after the test's `end` or before the first
+/// `begin`, each list in line order. A dropped segment (no bytes) gives nothing.
+pub fn assemble(
+    seg: &RawSegment,
+    path: &Path,
+    symbols: &mut impl Intern,
+    statements: &StatementTable,
+) -> Vec<Result<TestTrace, Vec<Problem>>> {
+    let mut out = Vec::new();
+    if seg.bytes.is_none() {
+        return out;
+    }
+    let problem = |line: u64, message: String| Problem::at(path, line, message);
+    let mut stray = Vec::new();
+    let mut open: Option<Open> = None;
+    for (number, line) in seg.lines(path) {
+        // The record is parsed into a local and used by reference: it is large, and moving it
+        // through iterator adaptors cost a tenth of the reading time.
+        let parsed = line.and_then(|text| {
+            serde_json::from_str::<Record<'_>>(text).map_err(|e| {
+                Problem::json_record(path, number, text, &e, |s| {
+                    serde_json::from_str::<Record<'_>>(s).map(drop)
+                })
+            })
+        });
+        let record = match parsed {
+            Ok(record) => record,
+            Err(p) => {
+                match open.as_mut() {
+                    Some(t) => {
+                        t.problems.push(p);
+                        t.bad_lines += 1;
+                    }
+                    None => stray.push(p),
+                }
+                continue;
+            }
+        };
+        match (record.k, open.as_mut()) {
+            // The scanner cut the file at every begin record, so this is the segment's first.
+            (Kind::Begin, _) => match &record.test {
+                Some(id) => {
+                    open = Some(Open {
+                        id: id.to_string(),
+                        line: number,
+                        events: Vec::new(),
+                        event_lines: Vec::new(),
+                        frames: FxHashMap::default(),
+                        problems: Vec::new(),
+                        bad_lines: 0,
+                    })
+                }
+                None => stray.push(problem(
+                    number,
+                    "begin record lacks \"test\": expected the test id".into(),
+                )),
+            },
+            (Kind::End, Some(_)) => {
+                let t = open.take().expect("matched Some");
+                out.push(finish(t, number, &record, seg.index, path));
+            }
+            (_, None) => stray.push(problem(
+                number,
+                format!(
+                    "{:?} record outside a test: expected a begin record first",
+                    record.k
+                )
+                .to_lowercase(),
+            )),
+            (_, Some(t)) => match convert(&record, symbols, statements, &mut t.frames) {
+                Ok(event) => {
+                    t.events.push(event);
+                    t.event_lines.push(number);
+                }
+                Err(message) => {
+                    t.problems.push(problem(number, message));
+                    t.bad_lines += 1;
+                }
+            },
+        }
+    }
+    if let Some(mut t) = open {
+        // After a read error the error itself says why the test is cut short.
+        match (&seg.fatal, seg.next_begin) {
+            (Some(_), _) => {}
+            (None, Some(next)) => t.problems.push(problem(
+                t.line,
+                format!(
+                    "test {:?} has no end record: expected an end record before the next begin (line {next})",
+                    t.id
+                ),
+            )),
+            (None, None) => t.problems.push(problem(
+                t.line,
+                format!(
+                    "test {:?} has no end record: expected an end record before the end of the file \
+                     (a tracer that lost the test writes one with \"truncated\": true)",
+                    t.id
+                ),
+            )),
+        }
+        t.problems.extend(seg.fatal.clone());
+        out.push(Err(t.problems));
+    } else {
+        stray.extend(seg.fatal.clone());
+    }
+    if !stray.is_empty() {
+        out.push(Err(stray));
+    }
+    // Problems of one test in line order (a missing end is found after later lines).
+    for r in &mut out {
+        if let Err(problems) = r {
+            problems.sort_by_key(|p| p.line);
+        }
+    }
+    out
+}
+
+/// Checks a test's `end` record against the test and builds the [`TestTrace`].
+fn finish(
+    mut t: Open,
+    line: u64,
+    end: &Record<'_>,
+    index: usize,
+    path: &Path,
+) -> Result<TestTrace, Vec<Problem>> {
+    let mut problem = |m: String| t.problems.push(Problem::at(path, line, m));
+    match end.test.as_deref() {
+        Some(id) if id == t.id => {}
+        Some(id) => problem(format!(
+            "end record names test {id:?}: expected {:?}, the test begun on line {}",
+            t.id, t.line
+        )),
+        None => problem(format!("end record lacks \"test\": expected {:?}", t.id)),
+    }
+    let outcome = end.outcome.unwrap_or_else(|| {
+        problem("end record lacks \"outcome\": expected \"pass\" or \"fail\"".into());
+        Outcome::Fail
+    });
+    if outcome == Outcome::Fail && end.exception.is_none() {
+        problem(format!(
+            "failing test {:?} lacks \"exception\": expected {{\"type\", \"message\", \"frames\"}}",
+            t.id
+        ));
+    }
+    let written = t.events.len() + t.bad_lines;
+    match end.events {
+        Some(n) if n != written as u64 => problem(format!(
+            "end record says {n} events but {written} event lines were read since the begin on \
+             line {}: expected \"events\" to count them{}",
+            t.line,
+            if n > written as u64 {
+                " (lines are missing: the test's trace is incomplete)"
+            } else {
+                ""
+            }
+        )),
+        None if written == 0 => problem(format!(
+            "test {:?} has no events: expected at least one event, or \"events\": 0 in the end \
+             record if the test reached no instrumented code",
+            t.id
+        )),
+        _ => {}
+    }
+    if !t.problems.is_empty() {
+        return Err(t.problems);
+    }
+    Ok(TestTrace {
+        index,
+        id: t.id,
+        line: t.line,
+        outcome,
+        exception: end.exception.clone(),
+        truncated: end.truncated.unwrap_or(false),
+        events: t.events,
+        event_lines: t.event_lines,
+    })
+}
+
+/// The checks that span the file, made on the segments in file order: test ids are unique,
+/// and the file holds at least one test. It keeps the ids, in bundle order.
+#[derive(Default)]
+pub struct Ledger {
+    ids: TestIds,
+    found: usize,
+    problems: bool,
+}
+
+impl Ledger {
+    /// Takes one segment's results (from [`assemble`], or anything shaped like them whose
+    /// first entry is the segment's test): records the test id, and makes a repeated id a
+    /// problem of that test.
+    pub fn record<T>(
+        &mut self,
+        seg: &RawSegment,
+        path: &Path,
+        results: &mut Vec<Result<T, Vec<Problem>>>,
+    ) {
+        if let Some(Begin {
+            line,
+            test: Some(id),
+        }) = &seg.begin
+        {
+            self.found += 1;
+            if self.ids.push(id).is_err() {
+                let dup = Problem::at(
+                    path,
+                    *line,
+                    format!("duplicate test id {id:?}: expected every test id to be unique"),
+                );
+                match results.first_mut() {
+                    Some(Err(problems)) => problems.insert(0, dup),
+                    Some(r) => *r = Err(vec![dup]),
+                    None => results.push(Err(vec![dup])),
+                }
+            }
+        }
+        self.problems |= results.iter().any(Result::is_err);
+    }
+
+    /// The problem of a file with no test at all (reported only if nothing else was wrong).
+    pub fn no_tests(&self, path: &Path) -> Option<Problem> {
+        (self.found == 0 && !self.problems).then(|| {
+            Problem::in_file(
+                path,
+                "no tests: expected at least one begin record (is the bundle empty?)",
+            )
+        })
+    }
+
+    /// The ids of the tests begun, in bundle order.
+    pub fn into_ids(self) -> TestIds {
+        self.ids
+    }
+}
+
+/// Iterator over the tests of a bundle, in file order, read and checked on the calling thread.
+pub struct TestReader<'b> {
+    scanner: Scanner,
+    path: PathBuf,
+    symbols: &'b mut Symbols,
+    statements: &'b StatementTable,
+    ledger: Ledger,
+    pending: std::collections::VecDeque<Result<TestTrace, Vec<Problem>>>,
+    done: bool,
+    bytes_read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
 impl<'b> TestReader<'b> {
-    /// Reads `lines`, parsing with `jobs` threads (1: on the calling thread).
     pub(super) fn new(
-        lines: Lines,
-        jobs: usize,
+        scanner: Scanner,
         symbols: &'b mut Symbols,
         statements: &'b StatementTable,
     ) -> Self {
         TestReader {
-            state: State {
-                path: lines.path().to_path_buf(),
-                symbols,
-                statements,
-                ids: TestIds::default(),
-                next_index: 0,
-                pending_begin: None,
-                found: 0,
-                done: false,
-            },
-            bytes_read: lines.bytes_read(),
-            source: source::Source::new(lines, jobs),
+            path: scanner.path().to_path_buf(),
+            bytes_read: scanner.bytes_read(),
+            scanner,
+            symbols,
+            statements,
+            ledger: Ledger::default(),
+            pending: Default::default(),
+            done: false,
         }
     }
 
     /// Bytes of the tests file read so far (the reader may be ahead of the tests returned).
     pub fn bytes_read(&self) -> u64 {
-        self.bytes_read.load(std::sync::atomic::Ordering::Relaxed)
+        super::scan::load(&self.bytes_read)
     }
 
     /// The ids of the tests begun so far, in bundle order (all of them once the reader is done).
     pub fn into_ids(self) -> TestIds {
-        let mut this = self;
-        std::mem::take(&mut this.state.ids)
+        self.ledger.into_ids()
     }
 
     /// The statement table the events refer to.
     pub fn statements(&self) -> &StatementTable {
-        self.state.statements
+        self.statements
     }
 
     /// The symbols interned so far (valid between calls to `next`).
     pub fn symbols(&self) -> &Symbols {
-        self.state.symbols
-    }
-
-    /// Reads up to and including the next test. `None` at the end of the file.
-    fn read_test(&mut self) -> Option<Result<TestTrace, Vec<Problem>>> {
-        let st = &mut self.state;
-        let mut stray = Vec::new();
-        let mut open = st.pending_begin.take().map(|(line, id)| st.start(line, id));
-        loop {
-            let (number, record) = match self.source.next_item() {
-                Some(Item::Record { number, record }) => (number, record),
-                None => {
-                    st.done = true;
-                    return match open {
-                        Some(mut t) => {
-                            t.problems.push(Problem::at(
-                                &st.path,
-                                t.line,
-                                format!(
-                                    "test {:?} has no end record: expected an end record before the end of the file \
-                                     (a tracer that lost the test writes one with \"truncated\": true)",
-                                    t.id
-                                ),
-                            ));
-                            Some(Err(t.problems))
-                        }
-                        None if !stray.is_empty() => Some(Err(stray)),
-                        None if st.found == 0 => Some(Err(vec![Problem::in_file(
-                            &st.path,
-                            "no tests: expected at least one begin record (is the bundle empty?)",
-                        )])),
-                        None => None,
-                    };
-                }
-                Some(Item::Problem(p)) => {
-                    let fatal = p.line.is_none();
-                    match open.as_mut() {
-                        Some(t) => {
-                            t.problems.push(p);
-                            t.bad_lines += 1;
-                        }
-                        None => stray.push(p),
-                    }
-                    if fatal {
-                        st.done = true;
-                        return Some(Err(open.map_or(stray, |t| t.problems)));
-                    }
-                    continue;
-                }
-            };
-            match (record.k, open.as_mut()) {
-                (Kind::Begin, None) => {
-                    let Some(id) = record.test.as_deref() else {
-                        stray.push(
-                            st.problem(number, "begin record lacks \"test\": expected the test id"),
-                        );
-                        continue;
-                    };
-                    if !stray.is_empty() {
-                        // Report problems between tests before starting the next one.
-                        st.pending_begin = Some((number, id.to_string()));
-                        return Some(Err(stray));
-                    }
-                    open = Some(st.start(number, id.to_string()));
-                }
-                (Kind::Begin, Some(t)) => {
-                    t.problems.push(st.problem(
-                        t.line,
-                        format!(
-                            "test {:?} has no end record: expected an end record before the next begin (line {number})",
-                            t.id
-                        ),
-                    ));
-                    let id = record.test.as_deref().unwrap_or_default().to_string();
-                    st.pending_begin = Some((number, id));
-                    return Some(Err(open.take().map(|t| t.problems).unwrap_or_default()));
-                }
-                (Kind::End, Some(_)) => {
-                    let t = open.take().expect("matched Some");
-                    return Some(st.finish(t, number, &record));
-                }
-                (_, None) => {
-                    stray.push(
-                        st.problem(
-                            number,
-                            format!(
-                                "{:?} record outside a test: expected a begin record first",
-                                record.k
-                            )
-                            .to_lowercase(),
-                        ),
-                    );
-                }
-                (_, Some(t)) => match convert(&record, st.symbols, st.statements, &mut t.frames) {
-                    Ok(event) => {
-                        t.events.push(event);
-                        t.event_lines.push(number);
-                    }
-                    Err(message) => {
-                        t.problems.push(Problem::at(&st.path, number, message));
-                        t.bad_lines += 1;
-                    }
-                },
-            }
-        }
-    }
-}
-
-impl State<'_> {
-    fn start(&mut self, line: u64, id: String) -> Open {
-        self.found += 1;
-        let mut problems = Vec::new();
-        if self.ids.push(&id).is_err() {
-            problems.push(self.problem(
-                line,
-                format!("duplicate test id {id:?}: expected every test id to be unique"),
-            ));
-        }
-        Open {
-            id,
-            line,
-            events: Vec::new(),
-            event_lines: Vec::new(),
-            frames: FxHashMap::default(),
-            problems,
-            bad_lines: 0,
-        }
-    }
-
-    fn finish(
-        &mut self,
-        mut t: Open,
-        line: u64,
-        end: &Record<'_>,
-    ) -> Result<TestTrace, Vec<Problem>> {
-        let path = self.path.clone();
-        let mut problem = |m: String| t.problems.push(Problem::at(&path, line, m));
-        match end.test.as_deref() {
-            Some(id) if id == t.id => {}
-            Some(id) => problem(format!(
-                "end record names test {id:?}: expected {:?}, the test begun on line {}",
-                t.id, t.line
-            )),
-            None => problem(format!("end record lacks \"test\": expected {:?}", t.id)),
-        }
-        let outcome = end.outcome.unwrap_or_else(|| {
-            problem("end record lacks \"outcome\": expected \"pass\" or \"fail\"".into());
-            Outcome::Fail
-        });
-        if outcome == Outcome::Fail && end.exception.is_none() {
-            problem(format!(
-                "failing test {:?} lacks \"exception\": expected {{\"type\", \"message\", \"frames\"}}",
-                t.id
-            ));
-        }
-        let written = t.events.len() + t.bad_lines;
-        match end.events {
-            Some(n) if n != written as u64 => problem(format!(
-                "end record says {n} events but {written} event lines were read since the begin on \
-                 line {}: expected \"events\" to count them{}",
-                t.line,
-                if n > written as u64 {
-                    " (lines are missing: the test's trace is incomplete)"
-                } else {
-                    ""
-                }
-            )),
-            None if written == 0 => problem(format!(
-                "test {:?} has no events: expected at least one event, or \"events\": 0 in the end \
-                 record if the test reached no instrumented code",
-                t.id
-            )),
-            _ => {}
-        }
-        let index = self.next_index;
-        self.next_index += 1;
-        if !t.problems.is_empty() {
-            return Err(t.problems);
-        }
-        Ok(TestTrace {
-            index,
-            id: t.id,
-            line: t.line,
-            outcome,
-            exception: end.exception.clone(),
-            truncated: end.truncated.unwrap_or(false),
-            events: t.events,
-            event_lines: t.event_lines,
-        })
-    }
-
-    fn problem(&self, line: u64, message: impl Into<String>) -> Problem {
-        Problem::at(&self.path, line, message)
+        self.symbols
     }
 }
 
@@ -294,23 +374,37 @@ impl Iterator for TestReader<'_> {
     type Item = Result<TestTrace, Vec<Problem>>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.state.done && self.state.pending_begin.is_none() {
-            return None;
+        loop {
+            if let Some(r) = self.pending.pop_front() {
+                return Some(r);
+            }
+            if self.done {
+                return None;
+            }
+            match self.scanner.next() {
+                Some(seg) => {
+                    let mut results = assemble(&seg, &self.path, self.symbols, self.statements);
+                    self.ledger.record(&seg, &self.path, &mut results);
+                    self.pending.extend(results);
+                }
+                None => {
+                    self.done = true;
+                    return self.ledger.no_tests(&self.path).map(|p| Err(vec![p]));
+                }
+            }
         }
-        // Problems of one test in line order (a missing end is found after later lines).
-        self.read_test().map(|r| {
-            r.map_err(|mut problems| {
-                problems.sort_by_key(|p| p.line);
-                problems
-            })
-        })
     }
+}
+
+/// A scanner over the whole file keeping every segment, for [`TestReader`].
+pub(super) fn scan_all(path: &Path) -> Result<Scanner, Problem> {
+    Scanner::open(path, Keep::All)
 }
 
 /// Turns one event record into an [`Event`], checking references against the frames seen so far.
 fn convert(
     r: &Record<'_>,
-    symbols: &mut Symbols,
+    symbols: &mut impl Intern,
     statements: &StatementTable,
     frames: &mut FxHashMap<FrameId, bool>,
 ) -> Result<Event, String> {
@@ -465,7 +559,7 @@ fn convert(
 fn convert_var(
     v: &raw::Var<'_>,
     frame: FrameId,
-    symbols: &mut Symbols,
+    symbols: &mut impl Intern,
     frames: &FxHashMap<FrameId, bool>,
 ) -> Result<Var, String> {
     let kinds = [

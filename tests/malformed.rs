@@ -88,6 +88,22 @@ fn every_malformed_bundle_is_rejected_with_its_expected_messages() {
     }
     for name in names {
         let bundle = format!("testdata/malformed/{name}");
+        // `rank` reads failing tests in a first pass and the rest in a second, `validate` all
+        // tests in one: both must list the same problems in the same (file) order.
+        let (_, validate_out, _) = paf(&["validate", &bundle]);
+        let (_, _, rank_err) = paf(&["rank", &bundle]);
+        let validate_problems: Vec<&str> = validate_out
+            .lines()
+            .filter(|l| !l.ends_with("problem(s)"))
+            .collect();
+        let rank_problems: Vec<&str> = rank_err
+            .lines()
+            .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+            .collect();
+        assert_eq!(
+            rank_problems, validate_problems,
+            "{bundle}: rank and validate"
+        );
         for command in ["validate", "rank"] {
             let (code, stdout, stderr) = paf(&[command, &bundle]);
             let shown = format!("paf {command} {bundle}");

@@ -1,0 +1,202 @@
+//! The streaming engine (two passes, worker threads, only the DUAs of interest kept) against a
+//! reference analysis written the plain way: one pass over the tests on one thread, every DUA
+//! kept. On synthetic bundles of random shape, the two must give the same report for any
+//! number of threads and whether the tests file is plain, gzip or zstd.
+
+use std::path::Path;
+
+use pretty_assertions::assert_eq;
+use proptest::prelude::*;
+
+use paf::coverage::DuaTable;
+use paf::dataflow::{self, Dua, VarName};
+use paf::pipeline::{self, Analysis, Options, Unanalyzed};
+use paf::report::{self, render};
+use paf::synth::{self, SynthConfig};
+use paf::trace::write::Compression;
+use paf::trace::{Bundle, Outcome};
+
+/// The analysis as the engine did it before it learned crash statements first.
+fn reference(bundle: &mut Bundle, options: &Options) -> Analysis {
+    let mut duas = DuaTable::new(options.max_covering);
+    for s in bundle.static_duas.clone() {
+        let text = bundle.symbols.name(s.var).to_string();
+        duas.add_static(Dua {
+            def: s.def,
+            use_: s.use_,
+            var: VarName::parse(&text, &mut bundle.symbols),
+        });
+    }
+    let (mut outcomes, mut failures, mut unanalyzed, mut events) = (vec![], vec![], vec![], 0);
+    let mut reader = bundle.tests().expect("tests file");
+    while let Some(test) = reader.next() {
+        let test = test.expect("a bundle paf synth wrote has no problems");
+        let replay = dataflow::replay(&test).expect("replays");
+        events += test.events.len() as u64;
+        match test.outcome {
+            Outcome::Pass => duas.add_passing(test.index, &replay.duas()),
+            Outcome::Fail => {
+                duas.add_failing(&replay.duas());
+                match dataflow::analyze_failure(
+                    &test,
+                    &replay,
+                    reader.statements(),
+                    reader.symbols(),
+                ) {
+                    Ok(f) => failures.push(f),
+                    Err(reason) => unanalyzed.push(Unanalyzed {
+                        test: test.index,
+                        exception: test.exception.as_ref().map(|e| e.kind.clone()),
+                        reason,
+                    }),
+                }
+            }
+        }
+        outcomes.push(test.outcome);
+    }
+    Analysis {
+        test_ids: reader.into_ids(),
+        outcomes,
+        failures,
+        unanalyzed,
+        duas,
+        events,
+    }
+}
+
+/// The `paf.rank/1` JSON of an analysis, with the DUA count left out (the engine counts only
+/// the DUAs of interest), and every DUA of the table, by name, with its coverage.
+fn outputs(bundle: &Bundle, analysis: &Analysis) -> (String, Vec<String>) {
+    let ranked = pipeline::rank(analysis, 7);
+    let mut report = report::build(bundle, analysis, &ranked, 7);
+    report.summary.duas = 0;
+    let id = |ix| bundle.statements.get(ix).id;
+    let mut duas: Vec<String> = analysis
+        .duas
+        .iter()
+        .map(|(d, c)| {
+            format!(
+                "{}->{} {}: {} {:?} {}",
+                id(d.def),
+                id(d.use_),
+                d.var.display(&bundle.symbols),
+                c.count,
+                c.tests,
+                c.is_static
+            )
+        })
+        .collect();
+    duas.sort();
+    (render::json(&report), duas)
+}
+
+fn engine(dir: &Path, options: &Options, jobs: usize) -> (Bundle, Analysis) {
+    let mut bundle = Bundle::open(dir).expect("opens");
+    bundle.set_jobs(jobs);
+    let analysis = pipeline::analyze(&mut bundle, options).expect("analyzes");
+    (bundle, analysis)
+}
+
+fn check(config: SynthConfig, max_covering: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    synth::generate(&config, dir.path()).unwrap();
+    let options = Options {
+        max_covering,
+        all_duas: false,
+    };
+    let mut plain = Bundle::open(dir.path()).unwrap();
+    let want = reference(&mut plain, &options);
+    let (want_json, all_duas) = outputs(&plain, &want);
+    assert!(want_json.contains("\"flow_sets\""));
+
+    for jobs in [1, 3] {
+        let (bundle, got) = engine(dir.path(), &options, jobs);
+        let (json, duas) = outputs(&bundle, &got);
+        assert_eq!(json, want_json, "-j {jobs}");
+        assert_eq!(
+            (&got.outcomes, got.events, got.test_ids.len()),
+            (&want.outcomes, want.events, want.test_ids.len())
+        );
+        // The DUAs kept are exactly the reference's that reach a crash statement on a crash
+        // variable, with the same coverage.
+        let wanted: std::collections::HashSet<(u64, String)> = got
+            .failures
+            .iter()
+            .flat_map(|f| {
+                f.vars.iter().map(|v| {
+                    (
+                        bundle.statements.get(f.crash_stmt).id,
+                        v.var.display(&bundle.symbols),
+                    )
+                })
+            })
+            .collect();
+        let of_interest: Vec<&String> = all_duas
+            .iter()
+            .filter(|row| {
+                let (head, _) = row.split_once(':').unwrap();
+                let (stmts, var) = head.split_once(' ').unwrap();
+                let use_: u64 = stmts.split_once("->").unwrap().1.parse().unwrap();
+                wanted.contains(&(use_, var.to_string()))
+            })
+            .collect();
+        assert_eq!(duas.iter().collect::<Vec<_>>(), of_interest, "-j {jobs}");
+
+        // --dump duas keeps every DUA: then the table is the reference's.
+        let all = Options {
+            all_duas: true,
+            ..options.clone()
+        };
+        let (bundle, got) = engine(dir.path(), &all, jobs);
+        assert_eq!(
+            outputs(&bundle, &got),
+            (want_json.clone(), all_duas.clone())
+        );
+    }
+
+    for compression in [Compression::Gzip, Compression::Zstd] {
+        let packed = tempfile::tempdir().unwrap();
+        synth::generate(
+            &SynthConfig {
+                compression,
+                ..config.clone()
+            },
+            packed.path(),
+        )
+        .unwrap();
+        let (bundle, got) = engine(packed.path(), &options, 2);
+        assert_eq!(outputs(&bundle, &got).0, want_json, "{compression:?}");
+    }
+}
+
+#[test]
+fn a_small_suite_ranks_like_the_reference() {
+    check(
+        SynthConfig {
+            failing: 40,
+            passing: 300,
+            events_per_test: 40,
+            seed: 3,
+            compression: Compression::None,
+        },
+        2,
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn random_suites_rank_like_the_reference(
+        seed in any::<u64>(),
+        failing in 1usize..40,
+        passing in 0usize..150,
+        events in 10usize..60,
+        max_covering in 1usize..4,
+    ) {
+        check(
+            SynthConfig { failing, passing, events_per_test: events, seed, compression: Compression::None },
+            max_covering,
+        );
+    }
+}

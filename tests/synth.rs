@@ -1,0 +1,158 @@
+//! `paf synth`: the same seed writes the same bytes, and what it plants is what `paf rank`
+//! finds: each planted fault a local flow-set of its own tests, each precondition trap a
+//! non-local flow-set whose crash statement passing tests reach.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Command;
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+fn paf(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_paf"))
+        .args(args)
+        .output()
+        .expect("run paf");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).expect("UTF-8 stdout"),
+        String::from_utf8(out.stderr).expect("UTF-8 stderr"),
+    )
+}
+
+fn synth(dir: &Path, seed: u64, extra: &[&str]) {
+    let seed = seed.to_string();
+    let mut args = vec![
+        "synth",
+        "--failing",
+        "90",
+        "--passing",
+        "150",
+        "--events-per-test",
+        "40",
+        "--seed",
+        &seed,
+        "-o",
+        dir.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let (code, _, stderr) = paf(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("truth in truth.csv"), "{stderr}");
+}
+
+/// Every file of the bundle, by name.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_same_seed_writes_the_same_bytes() {
+    let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+    synth(dirs[0].path(), 11, &[]);
+    synth(dirs[1].path(), 11, &[]);
+    synth(dirs[2].path(), 12, &[]);
+    let a = files(dirs[0].path());
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        [
+            "manifest.json",
+            "statements.jsonl",
+            "tests.jsonl",
+            "truth.csv"
+        ]
+    );
+    assert!(a == files(dirs[1].path()), "seed 11 twice differs");
+    assert!(
+        a["tests.jsonl"] != files(dirs[2].path())["tests.jsonl"],
+        "seeds 11 and 12 write the same tests"
+    );
+}
+
+#[test]
+fn compressed_bundles_hold_the_same_tests() {
+    let plain = tempfile::tempdir().unwrap();
+    synth(plain.path(), 5, &[]);
+    let want = paf(&["rank", plain.path().to_str().unwrap(), "--format", "json"]);
+    for (flag, name) in [("gzip", "tests.jsonl.gz"), ("zstd", "tests.jsonl.zst")] {
+        let dir = tempfile::tempdir().unwrap();
+        synth(dir.path(), 5, &["--compress", flag]);
+        assert!(dir.path().join(name).is_file(), "{name}");
+        let got = paf(&["rank", dir.path().to_str().unwrap(), "--format", "json"]);
+        assert_eq!(got, want, "{flag}");
+    }
+}
+
+#[test]
+fn planted_faults_are_local_and_traps_are_non_local_and_covered() {
+    let dir = tempfile::tempdir().unwrap();
+    synth(dir.path(), 3, &[]);
+    let truth: BTreeMap<String, String> = std::fs::read_to_string(dir.path().join("truth.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (t, f) = l.split_once(',').unwrap();
+            (t.to_string(), f.to_string())
+        })
+        .collect();
+    let (code, json, stderr) = paf(&["rank", dir.path().to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&json).unwrap();
+    let mut faults_seen = BTreeSet::new();
+    let mut traps = 0;
+    let mut last_local = true;
+    for set in report["flow_sets"].as_array().unwrap() {
+        let tests: Vec<&str> = set["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        let labels: BTreeSet<Option<&String>> = tests.iter().map(|t| truth.get(*t)).collect();
+        assert_eq!(labels.len(), 1, "a flow-set mixes planted items: {tests:?}");
+        let local = set["locality"] == "local";
+        assert!(
+            !(local && !last_local),
+            "a local flow-set ranks after a non-local one"
+        );
+        last_local = local;
+        let ratio = set["likelihood_ratio"].as_str().unwrap();
+        match labels.into_iter().next().unwrap() {
+            Some(fault) => {
+                assert!(local, "fault {fault} is not local");
+                assert!(faults_seen.insert(fault.clone()), "fault {fault} split");
+                assert!(["0/1", "1/2"].contains(&ratio), "fault {fault}: {ratio}");
+            }
+            None => {
+                traps += 1;
+                assert!(!local, "trap {tests:?} is local");
+                assert_eq!(ratio, "1/2", "trap {tests:?}");
+                let covered = set["theta"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|d| d["covered_by_count"].as_u64().unwrap() > 0)
+                    .count();
+                assert_eq!(covered, 1, "trap {tests:?}: passing tests reach the crash");
+            }
+        }
+    }
+    let planted: BTreeSet<&String> = truth.values().collect();
+    assert_eq!(faults_seen.iter().collect::<BTreeSet<_>>(), planted);
+    assert!(traps >= 2, "only {traps} traps");
+    // The rest are the assertion failures, which PAF cannot analyze.
+    for u in report["unanalyzed"].as_array().unwrap() {
+        assert!(!truth.contains_key(u["test"].as_str().unwrap()));
+    }
+}

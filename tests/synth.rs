@@ -123,7 +123,7 @@ fn planted_faults_are_local_and_traps_are_non_local_and_covered() {
         assert_eq!(labels.len(), 1, "a flow-set mixes planted items: {tests:?}");
         let local = set["locality"] == "local";
         assert!(
-            !(local && !last_local),
+            last_local || !local,
             "a local flow-set ranks after a non-local one"
         );
         last_local = local;

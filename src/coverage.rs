@@ -47,15 +47,19 @@ impl DuaTable {
         }
     }
 
-    /// Records the DUAs a passing test exercised (each DUA once per test).
-    pub fn add_passing(&mut self, test: usize, duas: &[Dua]) {
+    /// Records the DUAs a passing test exercised (each DUA once per test). True if the test
+    /// joined a list of covering tests (so a report may name it).
+    pub fn add_passing(&mut self, test: usize, duas: &[Dua]) -> bool {
+        let mut named = false;
         for &dua in duas {
             let c = self.duas.entry(dua).or_default();
             c.count += 1;
             if c.tests.len() < self.max_covering {
                 c.tests.push(test as u32);
+                named = true;
             }
         }
+        named
     }
 
     pub fn get(&self, dua: &Dua) -> Option<&Coverage> {

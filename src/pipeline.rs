@@ -29,6 +29,9 @@ pub struct Options {
     /// Keep every DUA the tests exercise, not only those that reach a crash statement on a
     /// crash variable (for `--dump duas`; scores are the same either way).
     pub all_duas: bool,
+    /// Keep every test id, not only those a report names (failing tests and the passing tests
+    /// listed as covering a DUA): for `paf explain`, which looks any test up.
+    pub all_ids: bool,
 }
 
 impl Default for Options {
@@ -36,6 +39,7 @@ impl Default for Options {
         Options {
             max_covering: 20,
             all_duas: false,
+            all_ids: false,
         }
     }
 }
@@ -303,7 +307,7 @@ pub fn analyze_with(
     let scanner = bundle.scan(Keep::Rest).map_err(|p| vec![p])?;
     let read = scanner.bytes_read();
     let shared = bundle.symbols.clone();
-    let mut ledger = Ledger::default();
+    let mut ledger = Ledger::new(options.all_ids);
     let mut problems = Vec::new();
     let mut outcomes = Vec::new();
     let mut changed = false;
@@ -323,7 +327,7 @@ pub fn analyze_with(
                     None => changed = true,
                 }
             }
-            ledger.record(&seg, &path, &mut done);
+            ledger.record(&seg, &path, &mut done, seg.failing());
             for result in done {
                 match result {
                     Ok(t) => {
@@ -336,7 +340,9 @@ pub fn analyze_with(
                                 use_: *use_,
                                 var: var.intern(&mut bundle.symbols),
                             }));
-                            duas.add_passing(t.index, &kept);
+                            if duas.add_passing(t.index, &kept) {
+                                ledger.keep(t.index, &seg);
+                            }
                         }
                     }
                     Err(mut p) => problems.append(&mut p),
@@ -345,6 +351,7 @@ pub fn analyze_with(
             progress.tick(size + scan::load(&read), outcomes.len());
         },
     );
+    settle_duplicates(&mut ledger, &mut problems, bundle);
     problems.extend(ledger.no_tests(&path));
     if changed || !first.is_empty() {
         problems.push(Problem::in_file(
@@ -390,6 +397,16 @@ fn pass_two(
         .collect()
 }
 
+/// Adds the repeated ids the ledger could not settle from hashes alone (it reads the file's
+/// begin records once more), in line order among the other problems.
+fn settle_duplicates(ledger: &mut Ledger, problems: &mut Vec<Problem>, bundle: &Bundle) {
+    let found = ledger.verify(|| bundle.scan(Keep::Nothing));
+    if !found.is_empty() {
+        problems.extend(found);
+        problems.sort_by_key(|p| (p.line.is_none(), p.line));
+    }
+}
+
 /// What `paf validate` reports of a bundle without problems.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checked {
@@ -405,7 +422,7 @@ pub fn check_with(bundle: &Bundle, progress: &mut dyn Progress) -> Result<Checke
     progress.start(bundle.tests_size());
     let scanner = bundle.scan(Keep::All).map_err(|p| vec![p])?;
     let read = scanner.bytes_read();
-    let mut ledger = Ledger::default();
+    let mut ledger = Ledger::new(false);
     let mut problems = Vec::new();
     let mut checked = Checked {
         tests: 0,
@@ -430,7 +447,7 @@ pub fn check_with(bundle: &Bundle, progress: &mut dyn Progress) -> Result<Checke
             (seg, done)
         },
         |(seg, mut done)| {
-            ledger.record(&seg, &path, &mut done);
+            ledger.record(&seg, &path, &mut done, false);
             for result in done {
                 match result {
                     Ok((outcome, events)) => {
@@ -444,6 +461,7 @@ pub fn check_with(bundle: &Bundle, progress: &mut dyn Progress) -> Result<Checke
             progress.tick(scan::load(&read), checked.tests);
         },
     );
+    settle_duplicates(&mut ledger, &mut problems, bundle);
     problems.extend(ledger.no_tests(&path));
     if problems.is_empty() {
         Ok(checked)

@@ -34,7 +34,9 @@ fn reference(bundle: &mut Bundle, options: &Options) -> Analysis {
         let replay = dataflow::replay(&test).expect("replays");
         events += test.events.len() as u64;
         match test.outcome {
-            Outcome::Pass => duas.add_passing(test.index, &replay.duas()),
+            Outcome::Pass => {
+                duas.add_passing(test.index, &replay.duas());
+            }
             Outcome::Fail => {
                 duas.add_failing(&replay.duas());
                 match dataflow::analyze_failure(
@@ -103,6 +105,7 @@ fn check(config: SynthConfig, max_covering: usize) {
     let options = Options {
         max_covering,
         all_duas: false,
+        all_ids: false,
     };
     let mut plain = Bundle::open(dir.path()).unwrap();
     let want = reference(&mut plain, &options);

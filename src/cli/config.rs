@@ -56,6 +56,7 @@ fn options(max_covering: usize) -> Options {
             max_covering
         },
         all_duas: false,
+        all_ids: false,
     }
 }
 
@@ -171,7 +172,12 @@ impl Config {
                 seed,
                 jobs,
             } => {
-                let (bundle, analysis) = load(&bundle, &options(0), jobs)?;
+                // Any test may be asked about, so every id is kept.
+                let all = Options {
+                    all_ids: true,
+                    ..options(0)
+                };
+                let (bundle, analysis) = load(&bundle, &all, jobs)?;
                 let ranked: Ranked = pipeline::rank(&analysis, seed);
                 let report: Report = report::build(&bundle, &analysis, &ranked, seed);
                 let e = explain::explain(&bundle, &analysis, &report, &test)

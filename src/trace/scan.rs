@@ -35,6 +35,8 @@ pub enum Keep {
     Failing,
     /// Every segment [`Keep::Failing`] drops.
     Rest,
+    /// None: only the segments' begin records and classes are wanted.
+    Nothing,
 }
 
 /// The `begin` record that starts a segment.
@@ -231,6 +233,7 @@ impl Scanner {
                 .map(|outcome| outcome != Some(Outcome::Pass)),
         };
         match (self.keep, failing) {
+            (Keep::Nothing, _) => true,
             (Keep::All, _) | (_, None) => false,
             (Keep::Failing, Some(f)) => !f,
             (Keep::Rest, Some(f)) => f,
@@ -254,6 +257,7 @@ impl Scanner {
             Keep::All => true,
             Keep::Failing => seg.failing(),
             Keep::Rest => !seg.failing(),
+            Keep::Nothing => false,
         };
         if wanted && !self.cur.dropped {
             seg.bytes = Some(self.buf[self.seg_start..at].to_vec());

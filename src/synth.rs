@@ -16,6 +16,14 @@
 //!   requested number of events per test.
 //!
 //! About 1% of failing tests end in an assertion failure in the test body (unanalyzed).
+//!
+//! With `--order-dependent N`, N pairs of tests that depend on their order are appended (a
+//! workload for `paf od`): polluter `StateTestK.testReset` sets the static field
+//! `synth.SharedK.instance` to null (line 7), and victim `StateTestK.testGet`, which runs after
+//! it, dereferences the field (line 11) and fails; alone, or before its polluter, it passes. Their
+//! `end` records carry `statics` (what each read and wrote), `od-truth.json` lists the pairs and
+//! the failing tests' exceptions, and `scripts/synth-od-runner.py` runs any order of the
+//! bundle's tests by those rules, as `paf od detect --runner` expects.
 
 use std::borrow::Cow;
 use std::io;
@@ -37,6 +45,8 @@ pub struct SynthConfig {
     pub events_per_test: usize,
     pub seed: u64,
     pub compression: Compression,
+    /// Polluter/victim pairs to append (0: none; the rest of the bundle is the same either way).
+    pub order_dependent: usize,
 }
 
 /// What was generated, for the command's summary line.
@@ -49,6 +59,8 @@ pub struct SynthSummary {
     pub fault_tests: usize,
     pub trap_tests: usize,
     pub assertion_tests: usize,
+    /// Order-dependent victims (each with its polluter).
+    pub od_victims: usize,
 }
 
 const WORK_CLASSES: usize = 40;
@@ -70,15 +82,18 @@ struct Program {
     faults: Vec<[u64; 3]>,
     /// Per trap: (field decl, setTarget entry, setTarget store, use deref) ids.
     traps: Vec<[u64; 4]>,
+    /// Per order-dependent pair: (reset store, get deref) ids.
+    shared: Vec<[u64; 2]>,
 }
 
 impl Program {
-    fn new(faults: usize, traps: usize) -> Program {
+    fn new(faults: usize, traps: usize, shared: usize) -> Program {
         let mut p = Program {
             statements: Vec::new(),
             work: Vec::new(),
             faults: Vec::new(),
             traps: Vec::new(),
+            shared: Vec::new(),
         };
         let mut add = |class: &str, method: Option<&str>, file: &str, line: u32| {
             let id = p.statements.len() as u64;
@@ -121,6 +136,13 @@ impl Program {
                 add(&class, Some("setTarget"), &file, 5),
                 add(&class, Some("setTarget"), &file, 6),
                 add(&class, Some("use"), &file, 10),
+            ]);
+        }
+        for k in 0..shared {
+            let (class, file) = (format!("synth.Shared{k}"), format!("Shared{k}.java"));
+            p.shared.push([
+                add(&class, Some("reset"), &file, 7),
+                add(&class, Some("get"), &file, 11),
             ]);
         }
         p
@@ -286,14 +308,28 @@ impl TestWriter<'_> {
         outcome: Outcome,
         exception: Option<ExceptionInfo>,
     ) -> io::Result<u64> {
+        self.end_with(name, outcome, exception, None)
+    }
+
+    /// [`TestWriter::end`], with the static fields the test read and wrote.
+    fn end_with(
+        self,
+        name: &str,
+        outcome: Outcome,
+        exception: Option<ExceptionInfo>,
+        statics: Option<Statics>,
+    ) -> io::Result<u64> {
         let events = self.events;
-        self.w.record(&Record {
-            k: Kind::End,
-            test: Some(Cow::Borrowed(name)),
-            outcome: Some(outcome),
-            exception,
-            events: Some(events),
-            ..Record::default()
+        self.w.record(&EndRecord {
+            record: Record {
+                k: Kind::End,
+                test: Some(Cow::Borrowed(name)),
+                outcome: Some(outcome),
+                exception,
+                events: Some(events),
+                ..Record::default()
+            },
+            statics,
         })?;
         Ok(events)
     }
@@ -328,6 +364,42 @@ fn exception(
     }
 }
 
+/// An `end` record with the `statics` the format doc describes (which `paf od --bundle` reads
+/// and the analysis ignores, so the parser's record has no field for it).
+#[derive(serde::Serialize)]
+struct EndRecord<'a> {
+    #[serde(flatten)]
+    record: Record<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    statics: Option<Statics>,
+}
+
+#[derive(serde::Serialize, Default)]
+struct Statics {
+    read: Vec<String>,
+    written: Vec<String>,
+}
+
+/// `od-truth.json`: the planted order dependences, and how every failing test fails, for
+/// `scripts/synth-od-runner.py`.
+#[derive(serde::Serialize)]
+struct OdTruth {
+    schema: &'static str,
+    pairs: Vec<OdPair>,
+    /// Failing test -> (exception, class, line): these fail in any order.
+    failing: std::collections::BTreeMap<String, (String, String, i64)>,
+}
+
+#[derive(serde::Serialize)]
+struct OdPair {
+    polluter: String,
+    victim: String,
+    #[serde(rename = "static")]
+    static_: String,
+    class: String,
+    line: i64,
+}
+
 /// What a failing test plants.
 #[derive(Clone, Copy)]
 enum Planted {
@@ -340,14 +412,21 @@ enum Planted {
 pub fn generate(config: &SynthConfig, dir: &Path) -> io::Result<SynthSummary> {
     let faults = (config.failing / 50).clamp(usize::from(config.failing > 0), 200);
     let traps = (config.failing / 30).clamp(usize::from(config.failing > 1), 300);
-    let program = Program::new(faults, traps);
+    let program = Program::new(faults, traps, config.order_dependent);
     let manifest = Manifest {
         format: "paf-trace".to_string(),
         version: 1,
         producer: Some(format!("paf synth (seed {})", config.seed)),
         subject: Some(format!(
-            "synthetic: {} failing, {} passing, ~{} events per test",
-            config.failing, config.passing, config.events_per_test
+            "synthetic: {} failing, {} passing, ~{} events per test{}",
+            config.failing,
+            config.passing,
+            config.events_per_test,
+            if config.order_dependent > 0 {
+                format!(", {} order-dependent pairs", config.order_dependent)
+            } else {
+                String::new()
+            }
         )),
     };
     let mut w = BundleWriter::create(dir, &manifest, &program.statements, config.compression)?;
@@ -358,6 +437,11 @@ pub fn generate(config: &SynthConfig, dir: &Path) -> io::Result<SynthSummary> {
         ..SynthSummary::default()
     };
     let mut truth = String::from("test,fault\n");
+    let mut od = OdTruth {
+        schema: "paf.synth-od/1",
+        pairs: Vec::new(),
+        failing: Default::default(),
+    };
     let total = config.failing + config.passing;
     let (mut failing_left, mut passing_left) = (config.failing, config.passing);
     for _ in 0..total {
@@ -415,6 +499,7 @@ pub fn generate(config: &SynthConfig, dir: &Path) -> io::Result<SynthSummary> {
                         13,
                         &name,
                     );
+                    od.failing.insert(name.clone(), thrown(&e));
                     summary.events += t.end(&name, Outcome::Fail, Some(e))?;
                     truth.push_str(&format!("{name},F{k}\n"));
                     summary.fault_tests += 1;
@@ -435,6 +520,7 @@ pub fn generate(config: &SynthConfig, dir: &Path) -> io::Result<SynthSummary> {
                         10,
                         &name,
                     );
+                    od.failing.insert(name.clone(), thrown(&e));
                     summary.events += t.end(&name, Outcome::Fail, Some(e))?;
                     summary.trap_tests += 1;
                 }
@@ -447,6 +533,7 @@ pub fn generate(config: &SynthConfig, dir: &Path) -> io::Result<SynthSummary> {
                         50,
                         &name,
                     );
+                    od.failing.insert(name.clone(), thrown(&e));
                     summary.events += t.end(&name, Outcome::Fail, Some(e))?;
                     summary.assertion_tests += 1;
                 }
@@ -480,8 +567,99 @@ pub fn generate(config: &SynthConfig, dir: &Path) -> io::Result<SynthSummary> {
             summary.events += t.end(&name, Outcome::Pass, None)?;
         }
     }
+    // The order-dependent pairs come last, polluters first, so that in the bundle's order every
+    // victim runs after its polluter and fails.
+    for (k, &[reset, _]) in program.shared.iter().enumerate() {
+        let class = format!("synth.Shared{k}");
+        let instance = format!("{class}.instance");
+        let polluter = format!("StateTest{k}.testReset");
+        w.record(&Record {
+            k: Kind::Begin,
+            test: Some(Cow::Borrowed(&polluter)),
+            ..Record::default()
+        })?;
+        let mut t = TestWriter {
+            w: &mut w,
+            frame: 0,
+            obj: 0,
+            events: 0,
+        };
+        let frame = t.enter(format!("{class}.reset"), None)?;
+        t.def(frame, reset, static_field(&instance), Err(How::Const))?;
+        t.exit(frame, None)?;
+        let statics = Statics {
+            written: vec![instance.clone()],
+            ..Statics::default()
+        };
+        summary.events += t.end_with(&polluter, Outcome::Pass, None, Some(statics))?;
+        od.pairs.push(OdPair {
+            polluter,
+            victim: format!("StateTest{k}.testGet"),
+            static_: instance,
+            class,
+            line: 11,
+        });
+    }
+    for (k, pair) in od.pairs.iter().enumerate() {
+        w.record(&Record {
+            k: Kind::Begin,
+            test: Some(Cow::Borrowed(&pair.victim)),
+            ..Record::default()
+        })?;
+        let mut t = TestWriter {
+            w: &mut w,
+            frame: 0,
+            obj: 0,
+            events: 0,
+        };
+        let frame = t.enter(format!("{}.get", pair.class), None)?;
+        t.use_(
+            frame,
+            program.shared[k][1],
+            static_field(&pair.static_),
+            Role::Deref,
+            true,
+        )?;
+        t.exit(frame, Some("java.lang.NullPointerException"))?;
+        let e = exception(
+            "java.lang.NullPointerException",
+            &pair.class,
+            "get",
+            &format!("Shared{k}.java"),
+            pair.line,
+            &pair.victim,
+        );
+        let statics = Statics {
+            read: vec![pair.static_.clone()],
+            ..Statics::default()
+        };
+        summary.events += t.end_with(&pair.victim, Outcome::Fail, Some(e), Some(statics))?;
+        summary.od_victims += 1;
+    }
     w.side_file("truth.csv", &truth)?;
+    if config.order_dependent > 0 {
+        let mut text = serde_json::to_string_pretty(&od).map_err(io::Error::other)?;
+        text.push('\n');
+        w.side_file("od-truth.json", &text)?;
+    }
     w.finish()?;
-    summary.tests = total;
+    summary.tests = total + 2 * config.order_dependent;
     Ok(summary)
+}
+
+/// How a failing test fails, for the order runner: exception type, class and line thrown at.
+fn thrown(e: &ExceptionInfo) -> (String, String, i64) {
+    let top = e.frames.first();
+    (
+        e.kind.clone(),
+        top.map_or_else(String::new, |f| f.class.clone()),
+        top.map_or(-1, |f| f.line),
+    )
+}
+
+fn static_field(name: &str) -> Var<'static> {
+    Var {
+        static_: Some(Cow::Owned(name.to_string())),
+        ..Var::default()
+    }
 }

@@ -181,6 +181,7 @@ fn a_small_suite_ranks_like_the_reference() {
             events_per_test: 40,
             seed: 3,
             compression: Compression::None,
+            order_dependent: 2,
         },
         2,
     );
@@ -196,9 +197,17 @@ proptest! {
         passing in 0usize..150,
         events in 10usize..60,
         max_covering in 1usize..4,
+        order_dependent in 0usize..3,
     ) {
         check(
-            SynthConfig { failing, passing, events_per_test: events, seed, compression: Compression::None },
+            SynthConfig {
+                failing,
+                passing,
+                events_per_test: events,
+                seed,
+                compression: Compression::None,
+                order_dependent,
+            },
             max_covering,
         );
     }

@@ -22,13 +22,17 @@ fn paf(args: &[&str]) -> (i32, String, String) {
 }
 
 fn synth(dir: &Path, seed: u64, extra: &[&str]) {
-    let seed = seed.to_string();
+    synth_sized(dir, (90, 150), seed, extra);
+}
+
+fn synth_sized(dir: &Path, (failing, passing): (usize, usize), seed: u64, extra: &[&str]) {
+    let (seed, failing, passing) = (seed.to_string(), failing.to_string(), passing.to_string());
     let mut args = vec![
         "synth",
         "--failing",
-        "90",
+        &failing,
         "--passing",
-        "150",
+        &passing,
         "--events-per-test",
         "40",
         "--seed",
@@ -155,4 +159,94 @@ fn planted_faults_are_local_and_traps_are_non_local_and_covered() {
     for u in report["unanalyzed"].as_array().unwrap() {
         assert!(!truth.contains_key(u["test"].as_str().unwrap()));
     }
+}
+
+/// `--order-dependent`: `paf od detect`, with the synthetic runner, finds exactly the planted
+/// victims and their polluters, and `rank --exclude-od` takes them out of the ranking.
+#[test]
+fn order_dependent_pairs_are_found_by_od_and_excluded_from_the_ranking() {
+    let dir = tempfile::tempdir().unwrap();
+    // Small: `isolate` runs every test alone, one runner process each.
+    synth_sized(dir.path(), (12, 20), 9, &["--order-dependent", "3"]);
+    let bundle = dir.path().to_str().unwrap();
+    let truth: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("od-truth.json")).unwrap())
+            .unwrap();
+    let planted: BTreeMap<String, String> = truth["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["victim"].as_str().unwrap().to_string(),
+                p["polluter"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(planted.len(), 3);
+
+    let runner = format!(
+        "python3 {}/scripts/synth-od-runner.py {}/od-truth.json",
+        env!("CARGO_MANIFEST_DIR"),
+        bundle
+    );
+    let od = dir.path().join("od.json");
+    let (code, _, stderr) = paf(&[
+        "od",
+        "detect",
+        "--runner",
+        &runner,
+        "--bundle",
+        bundle,
+        "--algo",
+        "isolate",
+        "--no-progress",
+        "--format",
+        "json",
+        "-o",
+        od.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&od).unwrap()).unwrap();
+    let found: BTreeMap<String, String> = report["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            assert_eq!(v["verdict"], "victim", "{v}");
+            let polluters: Vec<&str> = v["polluters"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().unwrap())
+                .collect();
+            (v["test"].as_str().unwrap().to_string(), polluters.join(" "))
+        })
+        .collect();
+    assert_eq!(found, planted);
+
+    let (code, json, stderr) = paf(&[
+        "rank",
+        bundle,
+        "--exclude-od",
+        od.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let ranked: Value = serde_json::from_str(&json).unwrap();
+    let excluded: BTreeSet<&str> = ranked["excluded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["test"].as_str().unwrap())
+        .collect();
+    assert_eq!(excluded, planted.keys().map(String::as_str).collect());
+    let ranked_tests: BTreeSet<&str> = ranked["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["test"].as_str().unwrap())
+        .collect();
+    assert!(ranked_tests.is_disjoint(&excluded), "{ranked_tests:?}");
 }

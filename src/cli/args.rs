@@ -145,6 +145,10 @@ pub struct SynthArgs {
     /// How to store tests.jsonl.
     #[arg(long, value_enum, default_value_t = crate::trace::write::Compression::None)]
     pub compress: crate::trace::write::Compression,
+    /// Append N pairs of order-dependent tests (a polluter, then a victim that fails only after
+    /// it), with od-truth.json for scripts/synth-od-runner.py: a workload for `paf od`.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub order_dependent: usize,
     /// The bundle directory to write (created if needed).
     #[arg(short = 'o', long, value_name = "DIR")]
     pub output: PathBuf,

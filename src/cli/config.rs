@@ -119,6 +119,7 @@ impl Config {
                         events_per_test: a.events_per_test,
                         seed: a.seed,
                         compression: a.compress,
+                        order_dependent: a.order_dependent,
                     },
                     output: a.output,
                 }
@@ -209,12 +210,20 @@ impl Config {
                         output.display()
                     ))
                 })?;
+                let od = if s.od_victims > 0 {
+                    format!(
+                        "; {} order-dependent victims after their polluters, in od-truth.json",
+                        s.od_victims
+                    )
+                } else {
+                    String::new()
+                };
                 eprintln!(
                     "{}: {} tests ({} failing: {} planted-fault, {} precondition-trap, {} assertion), \
-                     {} events; {} faults, {} traps; truth in truth.csv",
+                     {} events; {} faults, {} traps; truth in truth.csv{od}",
                     output.display(),
                     s.tests,
-                    config.failing,
+                    config.failing + s.od_victims,
                     s.fault_tests,
                     s.trap_tests,
                     s.assertion_tests,

@@ -7,7 +7,7 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use super::raw::{Manifest, Record, Statement};
+use super::raw::{Manifest, Statement};
 
 /// How `tests.jsonl` is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -80,7 +80,7 @@ impl BundleWriter {
     }
 
     /// Appends one record of `tests.jsonl`.
-    pub fn record(&mut self, record: &Record<'_>) -> io::Result<()> {
+    pub fn record(&mut self, record: &impl serde::Serialize) -> io::Result<()> {
         self.line.clear();
         serde_json::to_writer(&mut self.line, record)?;
         self.line.push(b'\n');

@@ -172,7 +172,22 @@ fn field(name: String, obj: u64) -> Var<'static> {
     }
 }
 
-impl TestWriter<'_> {
+impl<'w> TestWriter<'w> {
+    /// Writes the begin record of test `name` and starts counting its events.
+    fn begin(w: &'w mut BundleWriter, name: &str) -> io::Result<TestWriter<'w>> {
+        w.record(&Record {
+            k: Kind::Begin,
+            test: Some(Cow::Borrowed(name)),
+            ..Record::default()
+        })?;
+        Ok(TestWriter {
+            w,
+            frame: 0,
+            obj: 0,
+            events: 0,
+        })
+    }
+
     fn event(&mut self, r: Record<'_>) -> io::Result<()> {
         self.events += 1;
         self.w.record(&r)
@@ -456,17 +471,7 @@ pub fn generate(config: &SynthConfig, dir: &Path) -> io::Result<SynthSummary> {
             passing_left -= 1;
             format!("RegressionTest{}.test{n}", n / 500)
         };
-        w.record(&Record {
-            k: Kind::Begin,
-            test: Some(Cow::Borrowed(&name)),
-            ..Record::default()
-        })?;
-        let mut t = TestWriter {
-            w: &mut w,
-            frame: 0,
-            obj: 0,
-            events: 0,
-        };
+        let mut t = TestWriter::begin(&mut w, &name)?;
         // A filler prefix of varying length, so tests differ in size; the planted part follows.
         let budget = config.events_per_test as u64;
         let target = rng.random_range(budget / 2..=budget.max(1) * 3 / 2);
@@ -573,17 +578,7 @@ pub fn generate(config: &SynthConfig, dir: &Path) -> io::Result<SynthSummary> {
         let class = format!("synth.Shared{k}");
         let instance = format!("{class}.instance");
         let polluter = format!("StateTest{k}.testReset");
-        w.record(&Record {
-            k: Kind::Begin,
-            test: Some(Cow::Borrowed(&polluter)),
-            ..Record::default()
-        })?;
-        let mut t = TestWriter {
-            w: &mut w,
-            frame: 0,
-            obj: 0,
-            events: 0,
-        };
+        let mut t = TestWriter::begin(&mut w, &polluter)?;
         let frame = t.enter(format!("{class}.reset"), None)?;
         t.def(frame, reset, static_field(&instance), Err(How::Const))?;
         t.exit(frame, None)?;
@@ -601,17 +596,7 @@ pub fn generate(config: &SynthConfig, dir: &Path) -> io::Result<SynthSummary> {
         });
     }
     for (k, pair) in od.pairs.iter().enumerate() {
-        w.record(&Record {
-            k: Kind::Begin,
-            test: Some(Cow::Borrowed(&pair.victim)),
-            ..Record::default()
-        })?;
-        let mut t = TestWriter {
-            w: &mut w,
-            frame: 0,
-            obj: 0,
-            events: 0,
-        };
+        let mut t = TestWriter::begin(&mut w, &pair.victim)?;
         let frame = t.enter(format!("{}.get", pair.class), None)?;
         t.use_(
             frame,

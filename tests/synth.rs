@@ -60,6 +60,24 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
+/// The strings of a JSON array of strings.
+fn strings(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect()
+}
+
+/// The string field `key` of each object of a JSON array.
+fn strings_at<'v>(v: &'v Value, key: &str) -> Vec<&'v str> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t[key].as_str().unwrap())
+        .collect()
+}
+
 #[test]
 fn the_same_seed_writes_the_same_bytes() {
     let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
@@ -117,12 +135,7 @@ fn planted_faults_are_local_and_traps_are_non_local_and_covered() {
     let mut traps = 0;
     let mut last_local = true;
     for set in report["flow_sets"].as_array().unwrap() {
-        let tests: Vec<&str> = set["tests"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t.as_str().unwrap())
-            .collect();
+        let tests: Vec<&str> = strings(&set["tests"]);
         let labels: BTreeSet<Option<&String>> = tests.iter().map(|t| truth.get(*t)).collect();
         assert_eq!(labels.len(), 1, "a flow-set mixes planted items: {tests:?}");
         let local = set["locality"] == "local";
@@ -214,12 +227,7 @@ fn order_dependent_pairs_are_found_by_od_and_excluded_from_the_ranking() {
         .iter()
         .map(|v| {
             assert_eq!(v["verdict"], "victim", "{v}");
-            let polluters: Vec<&str> = v["polluters"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| p.as_str().unwrap())
-                .collect();
+            let polluters: Vec<&str> = strings(&v["polluters"]);
             (v["test"].as_str().unwrap().to_string(), polluters.join(" "))
         })
         .collect();
@@ -235,18 +243,10 @@ fn order_dependent_pairs_are_found_by_od_and_excluded_from_the_ranking() {
     ]);
     assert_eq!(code, 0, "{stderr}");
     let ranked: Value = serde_json::from_str(&json).unwrap();
-    let excluded: BTreeSet<&str> = ranked["excluded"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["test"].as_str().unwrap())
+    let excluded: BTreeSet<&str> = strings_at(&ranked["excluded"], "test")
+        .into_iter()
         .collect();
     assert_eq!(excluded, planted.keys().map(String::as_str).collect());
-    let ranked_tests: BTreeSet<&str> = ranked["tests"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["test"].as_str().unwrap())
-        .collect();
+    let ranked_tests: BTreeSet<&str> = strings_at(&ranked["tests"], "test").into_iter().collect();
     assert!(ranked_tests.is_disjoint(&excluded), "{ranked_tests:?}");
 }

@@ -250,3 +250,41 @@ fn order_dependent_pairs_are_found_by_od_and_excluded_from_the_ranking() {
     let ranked_tests: BTreeSet<&str> = strings_at(&ranked["tests"], "test").into_iter().collect();
     assert!(ranked_tests.is_disjoint(&excluded), "{ranked_tests:?}");
 }
+
+/// As an `eval` workload: PAF's flow-set ranking puts every planted fault before every trap
+/// (the first-detection ranks are exactly 1..=m), with every alarm true and one cluster per
+/// fault.
+#[test]
+fn eval_finds_every_planted_fault_first() {
+    let dir = tempfile::tempdir().unwrap();
+    synth(dir.path(), 21, &[]);
+    let truth = dir.path().join("truth.csv");
+    let (code, json, stderr) = paf(&[
+        "eval",
+        dir.path().to_str().unwrap(),
+        "--truth",
+        truth.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&json).unwrap();
+    let paf_sets = &report["rankings"][0];
+    assert_eq!(paf_sets["name"], "PAF (flow-sets)");
+    let apfd = &paf_sets["apfd"];
+    let m = apfd["m"].as_u64().unwrap();
+    assert!(m >= 1, "{apfd}");
+    let mut first: Vec<u64> = apfd["first"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    first.sort_unstable();
+    assert_eq!(first, (1..=m).collect::<Vec<_>>(), "{apfd}");
+    assert_eq!(paf_sets["alarms"]["precision"], 1.0);
+    assert_eq!(paf_sets["alarms"]["recall"], 1.0);
+    let clusters = &report["clusterings"][0];
+    assert_eq!(clusters["name"], "PAF (flow-sets)");
+    assert_eq!(clusters["f_measure"]["value"], 1.0, "{clusters}");
+}

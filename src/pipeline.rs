@@ -256,7 +256,6 @@ pub fn analyze_with(
                 .map(|test| {
                     let test = test?;
                     let replay = replay(&test, &path)?;
-                    events += test.events.len() as u64;
                     failing_duas.extend(replay.duas());
                     match dataflow::analyze_failure(
                         &test,
@@ -274,7 +273,7 @@ pub fn analyze_with(
                     Ok(Tested {
                         index: test.index,
                         outcome: test.outcome,
-                        events: 0,
+                        events: test.events.len() as u64,
                         duas: Vec::new(),
                         named: Vec::new(),
                     })
@@ -299,8 +298,10 @@ pub fn analyze_with(
             duas.add_static(dua);
         }
     }
-    let mut failing_duas: Vec<Dua> = failing_duas.into_iter().collect();
-    failing_duas.retain(|d| interest.wants(d));
+    let failing_duas: Vec<Dua> = failing_duas
+        .into_iter()
+        .filter(|d| interest.wants(d))
+        .collect();
     duas.add_failing(&failing_duas);
 
     // Pass 2: every other test, checked and replayed on the workers, merged in bundle order.

@@ -128,7 +128,7 @@ impl Bundle {
 
     /// Streams the bundle's tests in file order, on the calling thread.
     pub fn tests(&mut self) -> Result<TestReader<'_>, Problem> {
-        let scanner = tests::scan_all(&self.tests_path)?;
+        let scanner = scan::Scanner::open(&self.tests_path, scan::Keep::All)?;
         Ok(TestReader::new(
             scanner,
             &mut self.symbols,

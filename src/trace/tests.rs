@@ -17,7 +17,7 @@ use super::model::{
 };
 use super::problem::Problem;
 use super::raw::{self, Kind, Record};
-use super::scan::{Begin, Keep, RawSegment, Scanner};
+use super::scan::{Begin, RawSegment, Scanner};
 
 /// Where names become symbols: the bundle's [`Symbols`], or a worker's [`LocalSymbols`].
 pub trait Intern {
@@ -455,11 +455,6 @@ impl Iterator for TestReader<'_> {
             }
         }
     }
-}
-
-/// A scanner over the whole file keeping every segment, for [`TestReader`].
-pub(super) fn scan_all(path: &Path) -> Result<Scanner, Problem> {
-    Scanner::open(path, Keep::All)
 }
 
 /// Turns one event record into an [`Event`], checking references against the frames seen so far.

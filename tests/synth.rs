@@ -60,6 +60,13 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
+/// Runs `paf` with `args`, which must succeed, and parses its standard output as JSON.
+fn paf_json(args: &[&str]) -> Value {
+    let (code, json, stderr) = paf(args);
+    assert_eq!(code, 0, "paf {args:?}: {stderr}");
+    serde_json::from_str(&json).unwrap_or_else(|e| panic!("paf {args:?}: {e}"))
+}
+
 /// The strings of a JSON array of strings.
 fn strings(v: &Value) -> Vec<&str> {
     v.as_array()
@@ -128,9 +135,7 @@ fn planted_faults_are_local_and_traps_are_non_local_and_covered() {
             (t.to_string(), f.to_string())
         })
         .collect();
-    let (code, json, stderr) = paf(&["rank", dir.path().to_str().unwrap(), "--format", "json"]);
-    assert_eq!(code, 0, "{stderr}");
-    let report: Value = serde_json::from_str(&json).unwrap();
+    let report = paf_json(&["rank", dir.path().to_str().unwrap(), "--format", "json"]);
     let mut faults_seen = BTreeSet::new();
     let mut traps = 0;
     let mut last_local = true;
@@ -233,7 +238,7 @@ fn order_dependent_pairs_are_found_by_od_and_excluded_from_the_ranking() {
         .collect();
     assert_eq!(found, planted);
 
-    let (code, json, stderr) = paf(&[
+    let ranked = paf_json(&[
         "rank",
         bundle,
         "--exclude-od",
@@ -241,8 +246,6 @@ fn order_dependent_pairs_are_found_by_od_and_excluded_from_the_ranking() {
         "--format",
         "json",
     ]);
-    assert_eq!(code, 0, "{stderr}");
-    let ranked: Value = serde_json::from_str(&json).unwrap();
     let excluded: BTreeSet<&str> = strings_at(&ranked["excluded"], "test")
         .into_iter()
         .collect();
@@ -259,7 +262,7 @@ fn eval_finds_every_planted_fault_first() {
     let dir = tempfile::tempdir().unwrap();
     synth(dir.path(), 21, &[]);
     let truth = dir.path().join("truth.csv");
-    let (code, json, stderr) = paf(&[
+    let report = paf_json(&[
         "eval",
         dir.path().to_str().unwrap(),
         "--truth",
@@ -267,8 +270,6 @@ fn eval_finds_every_planted_fault_first() {
         "--format",
         "json",
     ]);
-    assert_eq!(code, 0, "{stderr}");
-    let report: Value = serde_json::from_str(&json).unwrap();
     let paf_sets = &report["rankings"][0];
     assert_eq!(paf_sets["name"], "PAF (flow-sets)");
     let apfd = &paf_sets["apfd"];

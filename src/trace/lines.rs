@@ -14,8 +14,6 @@ pub struct Lines {
     reader: Box<dyn BufRead + Send>,
     buf: Vec<u8>,
     line: u64,
-    /// Bytes of the file (compressed, if it is) read so far, for progress reports.
-    read: Arc<AtomicU64>,
 }
 
 /// Counts the bytes that pass through a reader, readable from other threads.
@@ -61,23 +59,17 @@ pub struct Line<'a> {
 impl Lines {
     /// Opens `path`; a `.gz` or `.zst` file is decompressed on the fly.
     pub fn open(path: &Path) -> Result<Lines, Problem> {
-        let (inner, read) = open_decoded(path)?;
+        let (inner, _) = open_decoded(path)?;
         Ok(Lines {
             path: path.to_path_buf(),
             reader: Box::new(BufReader::with_capacity(1 << 16, inner)),
             buf: Vec::with_capacity(256),
             line: 0,
-            read,
         })
     }
 
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// A handle on the count of bytes read from the file so far.
-    pub fn bytes_read(&self) -> Arc<AtomicU64> {
-        Arc::clone(&self.read)
     }
 
     /// The next non-blank line, `Ok(None)` at the end of the file.

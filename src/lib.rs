@@ -1,19 +1,21 @@
-//! `paf`: prioritizes the failures of automatically generated tests (PAF, Jiang et al.).
+//! `paf`: prioritizes the failures of automatically generated tests, after PAF (Mijung Kim,
+//! Shing-Chi Cheung and Sunghun Kim, ESEC/FSE 2018).
 //!
-//! Phases, each a module with typed inputs and outputs:
-//! [`trace`] (load) -> [`dataflow`] -> [`coverage`] -> [`flowset`] -> [`score`] -> [`rank`]
-//! -> [`report`]. [`pipeline`] drives them; [`cli`] is the command line. See ARCHITECTURE.md.
+//! The ranking chain, one folder per stage: [`trace`] (reading bundles into immutable tables
+//! and a tests-file handle) -> [`engine`] (two streaming passes that run phase 1,
+//! [`analysis`], on every test) -> [`ranking`] (phases 2 to 4) -> [`report`] (the report value
+//! and its renderers) and [`explain`]. Beside it: [`eval`] measures rankings, [`od`] finds
+//! order-dependent failures, [`synth`] writes synthetic bundles, [`progress`] is how long jobs
+//! report, and [`cli`] is the command line. See ARCHITECTURE.md.
 
+pub mod analysis;
 pub mod cli;
-pub mod coverage;
-pub mod dataflow;
+pub mod engine;
 pub mod eval;
 pub mod explain;
-pub mod flowset;
 pub mod od;
-pub mod pipeline;
-pub mod rank;
+pub mod progress;
+pub mod ranking;
 pub mod report;
-pub mod score;
 pub mod synth;
 pub mod trace;

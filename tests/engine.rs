@@ -8,30 +8,25 @@ use std::path::Path;
 use pretty_assertions::assert_eq;
 use proptest::prelude::*;
 
-use paf::coverage::DuaTable;
-use paf::dataflow::{self, Dua, VarName};
-use paf::pipeline::{self, Analysis, Options, Unanalyzed};
+use paf::analysis::{self, Unanalyzed};
+use paf::engine::{self, Analysis, Jobs, Options};
+use paf::ranking::{self, coverage::DuaTable};
 use paf::report::{self, render};
 use paf::synth::{self, SynthConfig};
 use paf::trace::write::Compression;
 use paf::trace::{Bundle, Outcome};
 
 /// The analysis as the engine did it before it learned crash statements first.
-fn reference(bundle: &mut Bundle, options: &Options) -> Analysis {
+fn reference(bundle: &Bundle, options: &Options) -> Analysis {
     let mut duas = DuaTable::new(options.max_covering);
-    for s in bundle.static_duas.clone() {
-        let text = bundle.symbols.name(s.var).to_string();
-        duas.add_static(Dua {
-            def: s.def,
-            use_: s.use_,
-            var: VarName::parse(&text, &mut bundle.symbols),
-        });
+    for &dua in &bundle.tables.static_duas {
+        duas.add_static(dua);
     }
     let (mut outcomes, mut failures, mut unanalyzed, mut events) = (vec![], vec![], vec![], 0);
-    let mut reader = bundle.tests().expect("tests file");
+    let mut reader = bundle.tests.reader(&bundle.tables).expect("tests file");
     while let Some(test) = reader.next() {
         let test = test.expect("a bundle paf synth wrote has no problems");
-        let replay = dataflow::replay(&test).expect("replays");
+        let replay = analysis::replay(&test).expect("replays");
         events += test.events.len() as u64;
         match test.outcome {
             Outcome::Pass => {
@@ -39,7 +34,7 @@ fn reference(bundle: &mut Bundle, options: &Options) -> Analysis {
             }
             Outcome::Fail => {
                 duas.add_failing(&replay.duas());
-                match dataflow::analyze_failure(
+                match analysis::analyze_failure(
                     &test,
                     &replay,
                     reader.statements(),
@@ -56,23 +51,26 @@ fn reference(bundle: &mut Bundle, options: &Options) -> Analysis {
         }
         outcomes.push(test.outcome);
     }
+    let (test_ids, symbols) = reader.finish();
     Analysis {
-        test_ids: reader.into_ids(),
+        symbols,
+        test_ids,
         outcomes,
         failures,
         unanalyzed,
         duas,
         events,
+        facts: None,
     }
 }
 
 /// The `paf.rank/1` JSON of an analysis, with the DUA count left out (the engine counts only
 /// the DUAs of interest), and every DUA of the table, by name, with its coverage.
 fn outputs(bundle: &Bundle, analysis: &Analysis) -> (String, Vec<String>) {
-    let ranked = pipeline::rank(analysis, 7);
-    let mut report = report::build(bundle, analysis, &ranked, 7);
+    let ranked = ranking::rank(&analysis.failures, &analysis.duas, 7);
+    let mut report = report::build(&bundle.tables, analysis, &ranked, 7, Vec::new());
     report.summary.duas = 0;
-    let id = |ix| bundle.statements.get(ix).id;
+    let id = |ix| bundle.tables.statements.get(ix).id;
     let mut duas: Vec<String> = analysis
         .duas
         .iter()
@@ -81,7 +79,7 @@ fn outputs(bundle: &Bundle, analysis: &Analysis) -> (String, Vec<String>) {
                 "{}->{} {}: {} {:?} {}",
                 id(d.def),
                 id(d.use_),
-                d.var.display(&bundle.symbols),
+                d.var.display(&analysis.symbols),
                 c.count,
                 c.tests,
                 c.is_static
@@ -93,9 +91,8 @@ fn outputs(bundle: &Bundle, analysis: &Analysis) -> (String, Vec<String>) {
 }
 
 fn engine(dir: &Path, options: &Options, jobs: usize) -> (Bundle, Analysis) {
-    let mut bundle = Bundle::open(dir).expect("opens");
-    bundle.set_jobs(jobs);
-    let analysis = pipeline::analyze(&mut bundle, options).expect("analyzes");
+    let bundle = Bundle::open(dir).expect("opens");
+    let analysis = engine::analyze(&bundle, options, Jobs::new(jobs), &mut ()).expect("analyzes");
     (bundle, analysis)
 }
 
@@ -104,11 +101,10 @@ fn check(config: SynthConfig, max_covering: usize) {
     synth::generate(&config, dir.path()).unwrap();
     let options = Options {
         max_covering,
-        all_duas: false,
-        all_ids: false,
+        ..Options::default()
     };
-    let mut plain = Bundle::open(dir.path()).unwrap();
-    let want = reference(&mut plain, &options);
+    let plain = Bundle::open(dir.path()).unwrap();
+    let want = reference(&plain, &options);
     let (want_json, all_duas) = outputs(&plain, &want);
     assert!(want_json.contains("\"flow_sets\""));
 
@@ -128,8 +124,8 @@ fn check(config: SynthConfig, max_covering: usize) {
             .flat_map(|f| {
                 f.vars.iter().map(|v| {
                     (
-                        bundle.statements.get(f.crash_stmt).id,
-                        v.var.display(&bundle.symbols),
+                        bundle.tables.statements.get(f.crash_stmt).id,
+                        v.var.display(&got.symbols),
                     )
                 })
             })

@@ -6,11 +6,13 @@ use std::collections::HashSet;
 
 use proptest::prelude::*;
 
-use paf::dataflow::{CrashKind, CrashVar, Failure, Origin, VarName, replay};
-use paf::flowset::{FlowKey, FlowSet, group};
-use paf::rank::rank;
-use paf::score::{Ratio, Score};
-use paf::trace::{Event, How, Outcome, Role, Source, StmtIx, Sym, Symbols, TestTrace, Var};
+use paf::analysis::{CrashKind, CrashVar, Failure, Origin, replay};
+use paf::ranking::flowset::{FlowKey, FlowSet, group};
+use paf::ranking::order::rank;
+use paf::ranking::score::{Ratio, Score};
+use paf::trace::{
+    Event, How, Outcome, Role, Source, StmtIx, Sym, Symbols, TestTrace, Var, VarName,
+};
 
 // ---- ranking ----
 

@@ -1,21 +1,18 @@
-//! The `paf` command line: parse flags, validate them into a config, run one command, and map
-//! the result to an exit code. The binary's `main` is only a call to [`main`].
+//! The `paf` command line: parse flags, check them into a command's settings, run it, and map
+//! the result to an exit code. The binary's `main` is only a call to [`main`]; each command is
+//! one file under [`cmd`].
 
 pub mod args;
-mod config;
-mod dump;
-pub mod eval;
-pub mod od;
+pub mod cmd;
 mod output;
 mod progress;
-mod trace;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
 use crate::trace::Problem;
-use config::Config;
+use args::Command;
 
 /// Exit codes, documented in the README and `paf --help`.
 pub mod exit {
@@ -64,24 +61,38 @@ pub fn main() -> ExitCode {
             });
         }
     };
-    let result = Config::from_cli(cli).and_then(|config| config.run());
-    match result {
+    match run(cli.command) {
         Ok(code) => ExitCode::from(code),
         Err(CliError::Bundle(problems)) => {
             for p in problems.iter().take(PROBLEMS_SHOWN) {
-                eprintln!("error: {p}");
+                output::error(p);
             }
             if problems.len() > PROBLEMS_SHOWN {
-                eprintln!(
-                    "error: ... and {} more problems (paf validate lists them all)",
+                output::error(format!(
+                    "... and {} more problems (paf validate lists them all)",
                     problems.len() - PROBLEMS_SHOWN
-                );
+                ));
             }
             ExitCode::from(exit::BAD_INPUT)
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            output::error(&e);
             ExitCode::from(e.exit_code())
         }
+    }
+}
+
+/// Runs one command; its exit code, or how it failed.
+fn run(command: Command) -> Result<u8, CliError> {
+    match command {
+        Command::Rank(a) => cmd::rank::run(a),
+        Command::Explain(a) => cmd::explain::run(a),
+        Command::Validate(a) => cmd::validate::run(a),
+        Command::Od(a) => cmd::od::run(a),
+        Command::Eval(a) => cmd::eval::run(a),
+        Command::Synth(a) => cmd::synth::run(a),
+        Command::Trace {
+            command: cmd::trace::TraceCommand::Java(a),
+        } => cmd::trace::java(a),
     }
 }

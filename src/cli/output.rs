@@ -1,5 +1,8 @@
-//! Writing results: to standard output (a closed pipe ends the run quietly) or to a file.
+//! Where the command line's words go: results to standard output (a closed pipe ends the run
+//! quietly) or to a file, and errors, warnings and notes to standard error. The only module
+//! that prints.
 
+use std::fmt::Display;
 use std::io::{self, Write};
 use std::path::Path;
 
@@ -22,4 +25,19 @@ pub fn emit(text: &str, path: Option<&Path>) -> Result<(), CliError> {
             }
         }
     }
+}
+
+/// `error: MESSAGE` on standard error.
+pub fn error(message: impl Display) {
+    eprintln!("error: {message}");
+}
+
+/// `warning: MESSAGE` on standard error.
+pub fn warning(message: impl Display) {
+    eprintln!("warning: {message}");
+}
+
+/// A note on standard error (a summary of what a command wrote elsewhere).
+pub fn note(message: impl Display) {
+    eprintln!("{message}");
 }

@@ -2,14 +2,13 @@
 //! ground truth: APFD and its curve for rankings (RQ3, Figure 5), the clustering F-measure
 //! (RQ1, Table 5) and alarm precision and recall (RQ2, Table 6).
 //!
-//! Phases: [`input`] parses the truth, ranking and clusters files; [`facts`] reads what the
+//! Phases: [`input`] parses the truth, ranking and clusters files; the engine gathers what the
 //! baselines need from a bundle; [`jcrasher`], [`daikon`] and [`rebucket`] are the baselines;
 //! [`metrics`] are pure functions of rankings and clusterings; [`compare`] and
 //! [`compare_files`] build the [`EvalReport`] (`paf.eval/1`), which [`render`] and [`plot`]
 //! only format. See docs/evaluation.md.
 
 pub mod daikon;
-pub mod facts;
 pub mod input;
 pub mod jcrasher;
 pub mod metrics;
@@ -24,10 +23,11 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::pipeline::{self, Options};
+use crate::analysis::facts::Facts;
+use crate::engine::{self, Jobs, Options};
+use crate::ranking;
 use crate::report::{self, Report};
 use crate::trace::{Bundle, Problem};
-use facts::Facts;
 use input::Truth;
 use jcrasher::AccessTable;
 use metrics::{Alarms, Weighting};
@@ -51,7 +51,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            seed: crate::rank::DEFAULT_SEED,
+            seed: ranking::DEFAULT_SEED,
             runs: 100,
             weighting: Weighting::Truth,
             rebucket: rebucket::Params::DEFAULT,
@@ -188,20 +188,32 @@ pub enum EvalError {
 
 /// Runs PAF and every baseline on `bundle` and measures them against `truth`.
 pub fn evaluate_bundle(
-    bundle: &mut Bundle,
+    bundle: &Bundle,
     truth: &Truth,
     truth_file: &str,
     settings: &Settings,
     strict: bool,
 ) -> Result<EvalReport, EvalError> {
-    let analysis = pipeline::analyze(bundle, &settings.options).map_err(EvalError::Problems)?;
-    let ranked = pipeline::rank(&analysis, settings.seed);
-    let paf = report::build(bundle, &analysis, &ranked, settings.seed);
-    let facts = facts::gather(bundle).map_err(EvalError::Problems)?;
-    let access = AccessTable::from_statements(&bundle.statements, &bundle.symbols);
+    // The baselines' facts are gathered in the same two passes as PAF's analysis.
+    let options = Options {
+        facts: true,
+        ..settings.options.clone()
+    };
+    let analysis = engine::analyze(bundle, &options, Jobs::all_cores(), &mut ())
+        .map_err(EvalError::Problems)?;
+    let ranked = ranking::rank(&analysis.failures, &analysis.duas, settings.seed);
+    let paf = report::build(
+        &bundle.tables,
+        &analysis,
+        &ranked,
+        settings.seed,
+        Vec::new(),
+    );
+    let facts = analysis.facts.unwrap_or_default();
+    let access = AccessTable::from_statements(&bundle.tables.statements, &bundle.tables.symbols);
     let mut out = compare(&paf, &facts, &access, truth, truth_file, settings);
     out.inputs = vec![format!("bundle {}", bundle.dir.display())];
-    out.subject = bundle.manifest.subject.clone();
+    out.subject = bundle.tables.manifest.subject.clone();
     if strict && !out.warnings.is_empty() {
         return Err(EvalError::Strict(out.warnings));
     }

@@ -144,8 +144,8 @@ fn line_of(text: &str, needle: &str) -> u64 {
 /// and `reachable_written` to the writes (a superset: `statics` does not say whether a read
 /// came before the test's own write, so the read is kept, which can only add schedules).
 pub fn access_from_bundle(path: &Path) -> Result<(Vec<String>, Vec<StaticAccess>), Vec<Problem>> {
-    let mut bundle = Bundle::open(path)?;
-    let mut reader = bundle.tests().map_err(|p| vec![p])?;
+    let bundle = Bundle::open(path)?;
+    let mut reader = bundle.tests.reader(&bundle.tables).map_err(|p| vec![p])?;
     let mut ids = Vec::new();
     let mut per_test = Vec::new();
     let mut problems = Vec::new();
@@ -208,7 +208,7 @@ pub fn access_from_bundle(path: &Path) -> Result<(Vec<String>, Vec<StaticAccess>
     if !problems.is_empty() {
         return Err(problems);
     }
-    let recorded = end_statics(bundle.tests_path())?;
+    let recorded = end_statics(bundle.tests.path())?;
     for (id, (reads, writes)) in ids.iter().zip(per_test.iter_mut()) {
         if let Some(s) = recorded.get(id) {
             for f in s.read.iter().chain(&s.reachable_read) {

@@ -1,14 +1,20 @@
 //! The report value: the ranking with every id resolved to text. Renderers (table, JSON, CSV)
 //! consume it and compute nothing themselves. Its JSON form is the stable `paf.rank/1` contract.
 
+pub mod dump;
 pub mod render;
 
 use serde::Serialize;
 
-use crate::coverage::DuaTable;
-use crate::dataflow::{Dua, Origin, StepKind, VarName};
-use crate::pipeline::{Analysis, Ranked};
-use crate::trace::{Bundle, How, StmtIx};
+use crate::analysis::{Failure, Origin, StepKind};
+use crate::engine::Analysis;
+use crate::ranking::coverage::DuaTable;
+use crate::ranking::flowset::FlowSet;
+use crate::ranking::score::Score;
+use crate::ranking::{Ranked, order};
+use crate::trace::{Dua, How, StatementTable, StmtIx, Symbols, Tables, TestIds, VarName};
+
+pub use crate::od::report::Excluded;
 
 pub const RANK_SCHEMA: &str = "paf.rank/1";
 
@@ -21,20 +27,10 @@ pub struct Report {
     pub flow_sets: Vec<FlowSetReport>,
     pub tests: Vec<TestRank>,
     pub unanalyzed: Vec<UnanalyzedReport>,
-    /// Failures `rank --exclude-od` took out of the ranking: caused by the order tests ran in.
+    /// Failures `rank --exclude-od` took out of the ranking: caused by the order tests ran in,
+    /// each with its verdict, minimal witness order and polluters (`paf.od/1`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub excluded: Vec<ExcludedReport>,
-}
-
-/// A failing test left out of the ranking by `--exclude-od`, with the evidence (`paf.od/1`).
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-pub struct ExcludedReport {
-    pub test: String,
-    /// The order-dependence verdict (`victim`).
-    pub verdict: String,
-    /// The minimal order in which the test fails.
-    pub witness: Vec<String>,
-    pub polluters: Vec<String>,
+    pub excluded: Vec<Excluded>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -154,13 +150,23 @@ pub struct UnanalyzedReport {
 
 /// Resolves statement indices and symbols to text.
 pub struct Resolver<'a> {
-    pub bundle: &'a Bundle,
+    pub statements: &'a StatementTable,
+    /// The analysis's symbols: the bundle's and every name met in its tests.
+    pub symbols: &'a Symbols,
 }
 
-impl Resolver<'_> {
+impl<'a> Resolver<'a> {
+    /// Names of `analysis`, statements of `tables`.
+    pub fn new(tables: &'a Tables, analysis: &'a Analysis) -> Resolver<'a> {
+        Resolver {
+            statements: &tables.statements,
+            symbols: &analysis.symbols,
+        }
+    }
+
     pub fn location(&self, ix: StmtIx) -> Location {
-        let s = self.bundle.statements.get(ix);
-        let sym = &self.bundle.symbols;
+        let s = self.statements.get(ix);
+        let sym = self.symbols;
         let method = s.method.map_or("<field>", |m| sym.name(m));
         Location {
             file: sym.name(s.file).to_string(),
@@ -170,9 +176,9 @@ impl Resolver<'_> {
     }
 
     pub fn position(&self, ix: StmtIx) -> Position {
-        let s = self.bundle.statements.get(ix);
+        let s = self.statements.get(ix);
         Position {
-            file: self.bundle.symbols.name(s.file).to_string(),
+            file: self.symbols.name(s.file).to_string(),
             line: s.line,
         }
     }
@@ -198,7 +204,7 @@ impl Resolver<'_> {
     }
 
     pub fn var(&self, var: VarName) -> String {
-        var.display(&self.bundle.symbols)
+        var.display(self.symbols)
     }
 
     /// How one step of a failure-inducing dataflow defined its variable, in words.
@@ -214,7 +220,7 @@ impl Resolver<'_> {
             StepKind::Made { how, callee } => match how {
                 How::Call => format!(
                     "returned by uninstrumented {}",
-                    callee.map_or("code", |c| self.bundle.symbols.name(c))
+                    callee.map_or("code", |c| self.symbols.name(c))
                 ),
                 How::Const => "constant".to_string(),
                 How::New => "new object".to_string(),
@@ -227,12 +233,7 @@ impl Resolver<'_> {
         }
     }
 
-    pub fn theta_entry(
-        &self,
-        dua: &Dua,
-        duas: &DuaTable,
-        test_ids: &crate::trace::TestIds,
-    ) -> ThetaEntry {
+    pub fn theta_entry(&self, dua: &Dua, duas: &DuaTable, test_ids: &TestIds) -> ThetaEntry {
         let cov = duas.get(dua).cloned().unwrap_or_default();
         ThetaEntry {
             def: self.position(dua.def),
@@ -249,78 +250,24 @@ impl Resolver<'_> {
     }
 }
 
-/// Builds the report of a ranked analysis.
-pub fn build(bundle: &Bundle, analysis: &Analysis, ranked: &Ranked, seed: u64) -> Report {
-    let r = Resolver { bundle };
+/// Builds the report of a ranked analysis; `excluded` lists the failures taken out of it
+/// before ranking ([`crate::ranking::exclude`]).
+pub fn build(
+    tables: &Tables,
+    analysis: &Analysis,
+    ranked: &Ranked,
+    seed: u64,
+    excluded: Vec<Excluded>,
+) -> Report {
+    let r = Resolver::new(tables, analysis);
+    let flow_sets = ranked
+        .order
+        .iter()
+        .enumerate()
+        .map(|(pos, &s)| flow_set(&r, analysis, &ranked.sets[s], &ranked.scores[s], pos + 1))
+        .collect();
     let ids = &analysis.test_ids;
-    let mut flow_sets = Vec::new();
-    for (pos, &s) in ranked.order.iter().enumerate() {
-        let set = &ranked.sets[s];
-        let score = &ranked.scores[s];
-        let rep = &analysis.failures[set.representative];
-        let origins: Vec<VarReport> = score
-            .vars
-            .iter()
-            .map(|vs| {
-                let cv = rep.vars.iter().find(|v| v.var == vs.var).expect("same key");
-                VarReport {
-                    variable: r.var(vs.var),
-                    origin: r.origin(cv.origin),
-                    local: cv.local,
-                    likelihood: vs.likelihood.map(|l| l.value()),
-                    covered: vs.covered,
-                    theta_size: vs.theta.len(),
-                }
-            })
-            .collect();
-        // The origin shown is that of the variable whose likelihood counts.
-        let counting = score
-            .vars
-            .iter()
-            .position(|v| v.likelihood == score.likelihood)
-            .unwrap_or(0);
-        let crash = Crash {
-            exception: rep.exception.clone(),
-            statement: r.location(set.key.crash_stmt),
-            thrown_at: (rep.thrown_at != set.key.crash_stmt).then(|| r.location(rep.thrown_at)),
-            kind: serde_json::to_value(rep.kind)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
-            variables: score.vars.iter().map(|v| r.var(v.var)).collect(),
-            origin: origins
-                .get(counting)
-                .map_or_else(|| r.origin(Origin::Untraced), |o| o.origin.clone()),
-            origins,
-            mut_method: bundle.symbols.name(rep.mut_method).to_string(),
-        };
-        let theta = score
-            .vars
-            .iter()
-            .flat_map(|v| v.theta.iter())
-            .map(|d| r.theta_entry(d, &analysis.duas, ids))
-            .collect();
-        let mut tests = vec![ids[rep.test].to_string()];
-        tests.extend(
-            set.members
-                .iter()
-                .filter(|&&m| m != set.representative)
-                .map(|&m| ids[analysis.failures[m].test].to_string()),
-        );
-        flow_sets.push(FlowSetReport {
-            rank: pos + 1,
-            locality: if set.is_local() { "local" } else { "non-local" },
-            likelihood: score.likelihood.map(|l| l.value()),
-            likelihood_ratio: score.likelihood.map(|l| format!("{}/{}", l.num, l.den)),
-            crash,
-            theta,
-            tests,
-            representative: ids[rep.test].to_string(),
-            local_tests: set.local_members,
-            fallback: rep.fallback.clone(),
-        });
-    }
-    let mut tests: Vec<TestRank> = crate::rank::tests_in_order(&ranked.sets, &ranked.order)
+    let mut tests: Vec<TestRank> = order::tests_in_order(&ranked.sets, &ranked.order)
         .into_iter()
         .enumerate()
         .map(|(i, (failure, pos))| TestRank {
@@ -349,12 +296,12 @@ pub fn build(bundle: &Bundle, analysis: &Analysis, ranked: &Ranked, seed: u64) -
     let failing = analysis.failing();
     Report {
         schema: RANK_SCHEMA,
-        subject: bundle.manifest.subject.clone(),
+        subject: tables.manifest.subject.clone(),
         seed,
         summary: Summary {
-            tests: analysis.test_ids.len(),
+            tests: ids.len(),
             failing,
-            passing: analysis.test_ids.len() - failing,
+            passing: ids.len() - failing,
             analyzed: analysis.failures.len(),
             unanalyzed: analysis.unanalyzed.len(),
             flow_sets: ranked.sets.len(),
@@ -365,6 +312,83 @@ pub fn build(bundle: &Bundle, analysis: &Analysis, ranked: &Ranked, seed: u64) -
         flow_sets,
         tests,
         unanalyzed,
-        excluded: Vec::new(),
+        excluded,
+    }
+}
+
+/// One flow-set of the report, at `rank`.
+fn flow_set(
+    r: &Resolver<'_>,
+    analysis: &Analysis,
+    set: &FlowSet,
+    score: &Score,
+    rank: usize,
+) -> FlowSetReport {
+    let ids = &analysis.test_ids;
+    let rep = &analysis.failures[set.representative];
+    let theta = score
+        .vars
+        .iter()
+        .flat_map(|v| v.theta.iter())
+        .map(|d| r.theta_entry(d, &analysis.duas, ids))
+        .collect();
+    let mut tests = vec![ids[rep.test].to_string()];
+    tests.extend(
+        set.members
+            .iter()
+            .filter(|&&m| m != set.representative)
+            .map(|&m| ids[analysis.failures[m].test].to_string()),
+    );
+    FlowSetReport {
+        rank,
+        locality: if set.is_local() { "local" } else { "non-local" },
+        likelihood: score.likelihood.map(|l| l.value()),
+        likelihood_ratio: score.likelihood.map(|l| format!("{}/{}", l.num, l.den)),
+        crash: crash(r, set, score, rep),
+        theta,
+        tests,
+        representative: ids[rep.test].to_string(),
+        local_tests: set.local_members,
+        fallback: rep.fallback.clone(),
+    }
+}
+
+/// The crash of a flow-set, as its representative failure shows it.
+fn crash(r: &Resolver<'_>, set: &FlowSet, score: &Score, rep: &Failure) -> Crash {
+    let origins: Vec<VarReport> = score
+        .vars
+        .iter()
+        .map(|vs| {
+            let cv = rep.vars.iter().find(|v| v.var == vs.var).expect("same key");
+            VarReport {
+                variable: r.var(vs.var),
+                origin: r.origin(cv.origin),
+                local: cv.local,
+                likelihood: vs.likelihood.map(|l| l.value()),
+                covered: vs.covered,
+                theta_size: vs.theta.len(),
+            }
+        })
+        .collect();
+    // The origin shown is that of the variable whose likelihood counts.
+    let counting = score
+        .vars
+        .iter()
+        .position(|v| v.likelihood == score.likelihood)
+        .unwrap_or(0);
+    Crash {
+        exception: rep.exception.clone(),
+        statement: r.location(set.key.crash_stmt),
+        thrown_at: (rep.thrown_at != set.key.crash_stmt).then(|| r.location(rep.thrown_at)),
+        kind: serde_json::to_value(rep.kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default(),
+        variables: score.vars.iter().map(|v| r.var(v.var)).collect(),
+        origin: origins
+            .get(counting)
+            .map_or_else(|| r.origin(Origin::Untraced), |o| o.origin.clone()),
+        origins,
+        mut_method: r.symbols.name(rep.mut_method).to_string(),
     }
 }

@@ -3,7 +3,7 @@
 
 use comfy_table::{ContentArrangement, Table, presets};
 
-use super::{FlowSetReport, OriginReport, Report};
+use super::{Excluded, FlowSetReport, OriginReport, Report};
 
 /// Which list the table and CSV show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -49,80 +49,14 @@ fn new_table(header: &[&str]) -> Table {
     table
 }
 
-/// A terminal table, followed by the unanalyzed failures and a one-line summary.
+/// A terminal table, followed by the unanalyzed failures, a one-line summary, and the failures
+/// `--exclude-od` took out.
 pub fn table(report: &Report, by: By) -> String {
-    let mut out = String::new();
-    let by_rank = |r: usize| &report.flow_sets[r - 1];
-    match by {
-        By::FlowSet => {
-            let mut t = new_table(&[
-                "Rank",
-                "Locality",
-                "Likelihood",
-                "Exception",
-                "Crash at",
-                "Variables",
-                "Origin",
-                "Tests",
-            ]);
-            for fs in &report.flow_sets {
-                let more = fs.tests.len() - 1;
-                t.add_row(vec![
-                    fs.rank.to_string(),
-                    fs.locality.to_string(),
-                    likelihood(fs),
-                    short_exception(&fs.crash.exception).to_string(),
-                    format!("{}:{}", fs.crash.statement.file, fs.crash.statement.line),
-                    fs.crash.variables.join(", "),
-                    origin(&fs.crash.origin),
-                    if more == 0 {
-                        fs.representative.clone()
-                    } else {
-                        format!("{} (+{more})", fs.representative)
-                    },
-                ]);
-            }
-            out.push_str(&t.to_string());
-        }
-        By::Test => {
-            let mut t = new_table(&[
-                "Rank",
-                "Test",
-                "Flow-set",
-                "Locality",
-                "Likelihood",
-                "Exception",
-                "Crash at",
-            ]);
-            for tr in &report.tests {
-                let row = match tr.flow_set_rank {
-                    Some(r) => {
-                        let fs = by_rank(r);
-                        vec![
-                            tr.rank.to_string(),
-                            tr.test.clone(),
-                            r.to_string(),
-                            fs.locality.to_string(),
-                            likelihood(fs),
-                            short_exception(&fs.crash.exception).to_string(),
-                            format!("{}:{}", fs.crash.statement.file, fs.crash.statement.line),
-                        ]
-                    }
-                    None => vec![
-                        tr.rank.to_string(),
-                        tr.test.clone(),
-                        "-".to_string(),
-                        "unanalyzed".to_string(),
-                        "-".to_string(),
-                        String::new(),
-                        String::new(),
-                    ],
-                };
-                t.add_row(row);
-            }
-            out.push_str(&t.to_string());
-        }
+    let mut out = match by {
+        By::FlowSet => flow_set_table(report),
+        By::Test => test_table(report),
     }
+    .to_string();
     out.push('\n');
     if !report.unanalyzed.is_empty() {
         out.push_str("\nUnanalyzed failures (ranked last):\n");
@@ -147,7 +81,97 @@ pub fn table(report: &Report, by: By) -> String {
         s.duas,
         report.seed
     ));
+    if !report.excluded.is_empty() {
+        out.push_str(&format!(
+            "\nExcluded: {} failure(s) caused by the test order (--exclude-od)\n",
+            report.excluded.len()
+        ));
+        for e in &report.excluded {
+            out.push_str(&format!("  {}\n", excluded(e)));
+        }
+    }
     out
+}
+
+/// An excluded failure in a line: `TEST (verdict): fails after P; witness: ORDER`.
+fn excluded(e: &Excluded) -> String {
+    format!(
+        "{} ({}): fails after {}; witness: {}",
+        e.test,
+        e.verdict,
+        e.polluters.join(", "),
+        e.witness.join(" ")
+    )
+}
+
+fn flow_set_table(report: &Report) -> Table {
+    let mut t = new_table(&[
+        "Rank",
+        "Locality",
+        "Likelihood",
+        "Exception",
+        "Crash at",
+        "Variables",
+        "Origin",
+        "Tests",
+    ]);
+    for fs in &report.flow_sets {
+        let more = fs.tests.len() - 1;
+        t.add_row(vec![
+            fs.rank.to_string(),
+            fs.locality.to_string(),
+            likelihood(fs),
+            short_exception(&fs.crash.exception).to_string(),
+            format!("{}:{}", fs.crash.statement.file, fs.crash.statement.line),
+            fs.crash.variables.join(", "),
+            origin(&fs.crash.origin),
+            if more == 0 {
+                fs.representative.clone()
+            } else {
+                format!("{} (+{more})", fs.representative)
+            },
+        ]);
+    }
+    t
+}
+
+fn test_table(report: &Report) -> Table {
+    let mut t = new_table(&[
+        "Rank",
+        "Test",
+        "Flow-set",
+        "Locality",
+        "Likelihood",
+        "Exception",
+        "Crash at",
+    ]);
+    for tr in &report.tests {
+        let row = match tr.flow_set_rank {
+            Some(r) => {
+                let fs = &report.flow_sets[r - 1];
+                vec![
+                    tr.rank.to_string(),
+                    tr.test.clone(),
+                    r.to_string(),
+                    fs.locality.to_string(),
+                    likelihood(fs),
+                    short_exception(&fs.crash.exception).to_string(),
+                    format!("{}:{}", fs.crash.statement.file, fs.crash.statement.line),
+                ]
+            }
+            None => vec![
+                tr.rank.to_string(),
+                tr.test.clone(),
+                "-".to_string(),
+                "unanalyzed".to_string(),
+                "-".to_string(),
+                String::new(),
+                String::new(),
+            ],
+        };
+        t.add_row(row);
+    }
+    t
 }
 
 /// CSV with a header row.
@@ -254,6 +278,20 @@ pub fn csv(report: &Report, by: By) -> String {
                     }
                 };
                 write(&mut w, row);
+            }
+            // Failures `--exclude-od` took out: not ranked, listed with their evidence.
+            for e in &report.excluded {
+                write(
+                    &mut w,
+                    vec![
+                        String::new(),
+                        e.test.clone(),
+                        String::new(),
+                        "excluded".to_string(),
+                        String::new(),
+                        format!("order-caused: {}", excluded(e)),
+                    ],
+                );
             }
         }
     }

@@ -1,23 +1,35 @@
-//! Reading trace bundles (format v1): the only module that touches the file system for input.
+//! Reading trace bundles (format v1): the only module that reads bundle files.
 //!
-//! [`Bundle::open`] reads the manifest, the statement table and the static DUAs eagerly (they
-//! are small and every phase needs them); [`Bundle::tests`] then streams the tests one at a
-//! time, checking each record as it goes, so a suite is never held in memory at once.
+//! [`Bundle::open`] reads the small files eagerly and returns them as immutable [`Tables`]
+//! (manifest, statement table, interned names, parsed static DUAs), beside a [`TestsFile`]
+//! handle: the tests are never loaded whole. [`scan`] cuts the tests file into one segment per
+//! test, [`assemble`] checks a segment and makes it a [`TestTrace`], the [`Ledger`] makes the
+//! checks that span the file, and [`TestReader`] does all three on the calling thread.
 
+pub mod assemble;
+pub mod ids;
+pub mod ledger;
 pub mod lines;
 pub mod model;
+pub mod names;
 pub mod problem;
 pub mod raw;
+pub mod reader;
 pub mod scan;
-mod tests;
+pub mod symbols;
 pub mod write;
 
 use std::path::{Path, PathBuf};
 
+pub use assemble::assemble;
+pub use ids::{Pushed, TestIds};
+pub use ledger::Ledger;
 use lines::Lines;
 pub use model::*;
+pub use names::{Dua, VarName};
 pub use problem::Problem;
-pub use tests::{Intern, Ledger, LocalSymbols, TestReader, assemble};
+pub use reader::TestReader;
+pub use symbols::{Intern, LocalSymbols, Sym, Symbols};
 
 /// The format version this reader understands.
 pub const FORMAT_VERSION: u64 = 1;
@@ -29,26 +41,58 @@ pub struct Manifest {
     pub subject: Option<String>,
 }
 
-/// A statically computed def-use association from `static-duas.jsonl`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StaticDua {
-    pub def: StmtIx,
-    pub use_: StmtIx,
-    /// The variable name as written (see the format doc's "Variable names").
-    pub var: Sym,
+/// The small files of a bundle, read whole and never changed afterwards: every phase takes
+/// them by shared reference.
+#[derive(Debug, Default)]
+pub struct Tables {
+    pub manifest: Manifest,
+    pub statements: StatementTable,
+    /// The names of the statement table and the static DUAs. Names met in the tests are
+    /// interned into a copy the engine owns (`engine::Analysis::symbols`).
+    pub symbols: Symbols,
+    /// The statically computed DUAs of `static-duas.jsonl`.
+    pub static_duas: Vec<Dua>,
+}
+
+/// The tests file of a bundle: a handle, never read whole.
+#[derive(Debug)]
+pub struct TestsFile {
+    path: PathBuf,
+}
+
+impl TestsFile {
+    /// Cuts the tests file into segments, keeping the bytes of those `keep` names.
+    pub fn scan(&self, keep: scan::Keep) -> Result<scan::Scanner, Problem> {
+        scan::Scanner::open(&self.path, keep)
+    }
+
+    /// Streams the tests in file order on the calling thread, interning names into a copy of
+    /// the tables' symbols.
+    pub fn reader<'t>(&self, tables: &'t Tables) -> Result<TestReader<'t>, Problem> {
+        Ok(TestReader::new(
+            self.scan(scan::Keep::All)?,
+            tables.symbols.clone(),
+            &tables.statements,
+        ))
+    }
+
+    /// The size of the tests file on disk (compressed, if it is), for progress reports.
+    pub fn size(&self) -> u64 {
+        std::fs::metadata(&self.path).map_or(0, |m| m.len())
+    }
+
+    /// The path of the tests file, for messages.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
 }
 
 /// An opened bundle: its small tables in memory, its tests still on disk.
 #[derive(Debug)]
 pub struct Bundle {
     pub dir: PathBuf,
-    pub manifest: Manifest,
-    pub statements: StatementTable,
-    pub static_duas: Vec<StaticDua>,
-    pub symbols: Symbols,
-    tests_path: PathBuf,
-    /// Threads that parse `tests.jsonl` (results do not depend on it).
-    jobs: usize,
+    pub tables: Tables,
+    pub tests: TestsFile,
 }
 
 impl Bundle {
@@ -69,26 +113,29 @@ impl Bundle {
             return Err(vec![Problem::in_file(&dir, what)]);
         }
         let mut problems = Vec::new();
-        let manifest = read_manifest(&dir.join("manifest.json")).unwrap_or_else(|p| {
-            problems.push(p);
-            Manifest::default()
-        });
-        let mut symbols = Symbols::default();
-        let mut statements = StatementTable::default();
+        let mut tables = Tables {
+            manifest: read_manifest(&dir.join("manifest.json")).unwrap_or_else(|p| {
+                problems.push(p);
+                Manifest::default()
+            }),
+            ..Tables::default()
+        };
         match find_jsonl(&dir, "statements", true) {
-            Ok(Some(path)) => {
-                read_statements(&path, &mut symbols, &mut statements, &mut problems);
-            }
+            Ok(Some(path)) => read_statements(
+                &path,
+                &mut tables.symbols,
+                &mut tables.statements,
+                &mut problems,
+            ),
             Ok(None) => {}
             Err(p) => problems.push(p),
         }
-        let mut static_duas = Vec::new();
         match find_jsonl(&dir, "static-duas", false) {
             Ok(Some(path)) => read_static_duas(
                 &path,
-                &mut symbols,
-                &statements,
-                &mut static_duas,
+                &mut tables.symbols,
+                &tables.statements,
+                &mut tables.static_duas,
                 &mut problems,
             ),
             Ok(None) => {}
@@ -106,49 +153,9 @@ impl Bundle {
         }
         Ok(Bundle {
             dir,
-            manifest,
-            statements,
-            static_duas,
-            symbols,
-            tests_path,
-            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            tables,
+            tests: TestsFile { path: tests_path },
         })
-    }
-
-    /// Sets how many threads read the tests (default: one per core; 1: no threads at all).
-    /// The tests read, and everything computed from them, are the same for any number.
-    pub fn set_jobs(&mut self, jobs: usize) {
-        self.jobs = jobs.max(1);
-    }
-
-    /// How many threads read the tests.
-    pub fn jobs(&self) -> usize {
-        self.jobs
-    }
-
-    /// Streams the bundle's tests in file order, on the calling thread.
-    pub fn tests(&mut self) -> Result<TestReader<'_>, Problem> {
-        let scanner = scan::Scanner::open(&self.tests_path, scan::Keep::All)?;
-        Ok(TestReader::new(
-            scanner,
-            &mut self.symbols,
-            &self.statements,
-        ))
-    }
-
-    /// Cuts the tests file into segments, keeping the bytes of those `keep` names.
-    pub fn scan(&self, keep: scan::Keep) -> Result<scan::Scanner, Problem> {
-        scan::Scanner::open(&self.tests_path, keep)
-    }
-
-    /// The size of the tests file on disk (compressed, if it is), for progress reports.
-    pub fn tests_size(&self) -> u64 {
-        std::fs::metadata(&self.tests_path).map_or(0, |m| m.len())
-    }
-
-    /// The path of the tests file, for messages.
-    pub fn tests_path(&self) -> &Path {
-        &self.tests_path
     }
 }
 
@@ -305,7 +312,7 @@ fn read_static_duas(
     path: &Path,
     symbols: &mut Symbols,
     table: &StatementTable,
-    out: &mut Vec<StaticDua>,
+    out: &mut Vec<Dua>,
     problems: &mut Vec<Problem>,
 ) {
     for_each_record::<raw::StaticDua>(path, problems, |line, d, problems| {
@@ -321,10 +328,10 @@ fn read_static_duas(
             }
         }
         if let (Some(def), Some(use_)) = (def, use_) {
-            out.push(StaticDua {
+            out.push(Dua {
                 def,
                 use_,
-                var: symbols.intern(&d.var),
+                var: VarName::parse(&d.var, symbols),
             });
         }
     });
@@ -386,7 +393,9 @@ pub(crate) mod testing {
             Default::default(),
             scan::Keep::All,
         );
-        let tests: Vec<_> = TestReader::new(scanner, &mut symbols, &statements).collect();
+        let mut reader = TestReader::new(scanner, symbols, &statements);
+        let tests: Vec<_> = reader.by_ref().collect();
+        let (_, symbols) = reader.finish();
         Read {
             symbols,
             statements,

@@ -1,14 +1,15 @@
-//! `paf rank --dump PHASE`: one phase's output as JSON, to see what each phase concluded.
+//! `paf rank --dump PHASE`: one phase's output as JSON, to see what each phase concluded
+//! (difftastic's `--dump` idea). Like the renderers, it only resolves ids to text.
 
 use serde_json::{Value, json};
 
-use crate::pipeline::Analysis;
-use crate::report::Resolver;
-use crate::trace::Bundle;
+use super::Resolver;
+use crate::engine::Analysis;
+use crate::trace::Tables;
 
 /// Phase 1: every analyzed failure with its crash variables, chains and origins.
-pub fn dataflow(bundle: &Bundle, analysis: &Analysis) -> String {
-    let r = Resolver { bundle };
+pub fn dataflow(tables: &Tables, analysis: &Analysis) -> String {
+    let r = Resolver::new(tables, analysis);
     let failures: Vec<Value> = analysis
         .failures
         .iter()
@@ -18,7 +19,7 @@ pub fn dataflow(bundle: &Bundle, analysis: &Analysis) -> String {
                 "exception": f.exception,
                 "crash_statement": r.location(f.crash_stmt),
                 "thrown_at": r.location(f.thrown_at),
-                "mut": bundle.symbols.name(f.mut_method),
+                "mut": analysis.symbols.name(f.mut_method),
                 "mut_enter_event": f.mut_enter,
                 "fallback": f.fallback,
                 "variables": f.vars.iter().map(|v| json!({
@@ -48,8 +49,8 @@ pub fn dataflow(bundle: &Bundle, analysis: &Analysis) -> String {
 }
 
 /// The DUA table: every DUA seen, sorted by position, with its coverage.
-pub fn duas(bundle: &Bundle, analysis: &Analysis) -> String {
-    let r = Resolver { bundle };
+pub fn duas(tables: &Tables, analysis: &Analysis) -> String {
+    let r = Resolver::new(tables, analysis);
     let mut rows: Vec<Value> = Vec::new();
     let mut all: Vec<_> = analysis.duas.iter().collect();
     all.sort_by_key(|(d, _)| {

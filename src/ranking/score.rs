@@ -3,10 +3,9 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cmp::Ordering;
 
-use crate::coverage::DuaTable;
-use crate::dataflow::{Dua, VarName};
-use crate::flowset::FlowSet;
-use crate::trace::StmtIx;
+use super::coverage::DuaTable;
+use super::flowset::FlowSet;
+use crate::trace::{Dua, StmtIx, VarName};
 
 /// An exact fraction `num / den` (den > 0), compared without rounding so that ties are ties:
 /// equality is equality of values (`1/3 == 2/6`), consistent with the order.
@@ -112,9 +111,9 @@ pub fn score(sets: &[FlowSet], duas: &DuaTable) -> Vec<Score> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coverage::DuaTable;
-    use crate::dataflow::Origin;
-    use crate::flowset::FlowKey;
+    use crate::analysis::Origin;
+    use crate::ranking::coverage::DuaTable;
+    use crate::ranking::flowset::FlowKey;
     use crate::trace::Sym;
 
     fn ratio(text: &str) -> Ratio {

@@ -5,8 +5,8 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use crate::flowset::FlowSet;
-use crate::score::{Ratio, Score};
+use super::flowset::FlowSet;
+use super::score::{Ratio, Score};
 
 /// The seed used when the user gives none: output is the same bytes on every run.
 pub const DEFAULT_SEED: u64 = 0;
@@ -65,7 +65,7 @@ pub fn tests_in_order(sets: &[FlowSet], order: &[usize]) -> Vec<(usize, usize)> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::flowset::FlowKey;
+    use crate::ranking::flowset::FlowKey;
     use crate::trace::StmtIx;
 
     /// Flow-sets from `(local, likelihood)`, likelihood as `"n/d"` or `"-"` (empty theta);

@@ -1,73 +1,21 @@
-//! Turns segments of `tests.jsonl` into checked [`TestTrace`]s, and the streaming reader that
-//! does so for a whole file, one test at a time.
+//! Turns one segment of `tests.jsonl` (one test's lines) into a checked [`TestTrace`].
 //!
-//! Every structural rule of the format doc is checked here (pairing of `begin`/`end`, known
-//! statements, frames entered before use, event counts). A test with problems comes out as
-//! `Err` with all of them, and reading goes on with the next test, so `paf validate` can list
-//! every problem in a bundle. The checks of one segment ([`assemble`]) need nothing from other
-//! segments, so they can run on any thread; the two checks that span the file (unique test
-//! ids, at least one test) are the [`Ledger`]'s, which sees the segments in file order.
+//! Every structural rule of the format doc that one test can break is checked here (pairing
+//! of `begin`/`end`, known statements, frames entered before use, event counts). A test with
+//! problems comes out as `Err` with all of them, so `paf validate` can list every problem in a
+//! bundle. [`assemble`] needs nothing from other segments, so it runs on any thread; the checks
+//! that span the file are the [`super::ledger::Ledger`]'s.
 
 use rustc_hash::FxHashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::model::{
-    Event, FrameId, How, Outcome, Pushed, Role, Source, StatementTable, StmtIx, Sym, Symbols,
-    TestIds, TestTrace, Var,
+    Event, FrameId, How, Outcome, Role, Source, StatementTable, StmtIx, TestTrace, Var,
 };
 use super::problem::Problem;
 use super::raw::{self, Kind, Record};
-use super::scan::{Begin, RawSegment, Scanner};
-
-/// Where names become symbols: the bundle's [`Symbols`], or a worker's [`LocalSymbols`].
-pub trait Intern {
-    fn intern(&mut self, s: &str) -> Sym;
-}
-
-impl Intern for Symbols {
-    fn intern(&mut self, s: &str) -> Sym {
-        Symbols::intern(self, s)
-    }
-}
-
-/// A worker thread's symbols: the bundle's symbols as they were when the worker started
-/// (shared, read-only), and above them the names the worker met that they lack. A symbol below
-/// [`Symbols::len`] of the shared table means the same name on every thread; one above it is
-/// this worker's own.
-pub struct LocalSymbols<'a> {
-    shared: &'a Symbols,
-    own: Symbols,
-}
-
-impl<'a> LocalSymbols<'a> {
-    pub fn new(shared: &'a Symbols) -> Self {
-        LocalSymbols {
-            shared,
-            own: Symbols::default(),
-        }
-    }
-
-    /// The symbol means the same in the shared table.
-    pub fn is_shared(&self, sym: Sym) -> bool {
-        (sym.0 as usize) < self.shared.len()
-    }
-
-    pub fn name(&self, sym: Sym) -> &str {
-        match (sym.0 as usize).checked_sub(self.shared.len()) {
-            None => self.shared.name(sym),
-            Some(own) => self.own.name(Sym(own as u32)),
-        }
-    }
-}
-
-impl Intern for LocalSymbols<'_> {
-    fn intern(&mut self, s: &str) -> Sym {
-        match self.shared.lookup(s) {
-            Some(sym) => sym,
-            None => Sym(self.shared.len() as u32 + self.own.intern(s).0),
-        }
-    }
-}
+use super::scan::RawSegment;
+use super::symbols::Intern;
 
 /// A test being assembled from its records.
 struct Open {
@@ -260,201 +208,6 @@ fn finish(
         events: t.events,
         event_lines: t.event_lines,
     })
-}
-
-/// The checks that span the file, made on the segments in file order: test ids are unique,
-/// and the file holds at least one test. It keeps the count of tests, a hash of every id, and
-/// the ids a report can name ([`TestIds`]).
-#[derive(Default)]
-pub struct Ledger {
-    ids: TestIds,
-    /// Keep every id, not only those [`Ledger::record`] or [`Ledger::keep`] are told to.
-    keep_all: bool,
-    found: usize,
-    problems: bool,
-    /// (hash, line) of begin records whose id may repeat one not kept: see [`Ledger::verify`].
-    suspects: Vec<(u64, u64)>,
-}
-
-impl Ledger {
-    /// A ledger that keeps every test id (`keep_all`), or only those it is told to.
-    pub fn new(keep_all: bool) -> Ledger {
-        Ledger {
-            keep_all,
-            ..Ledger::default()
-        }
-    }
-
-    /// Takes one segment's results (from [`assemble`], or anything shaped like them whose
-    /// first entry is the segment's test): records the test id, keeping it if `keep`, and makes
-    /// a repeated id a problem of that test.
-    pub fn record<T>(
-        &mut self,
-        seg: &RawSegment,
-        path: &Path,
-        results: &mut Vec<Result<T, Vec<Problem>>>,
-        keep: bool,
-    ) {
-        if let Some(Begin {
-            line,
-            test: Some(id),
-        }) = &seg.begin
-        {
-            self.found += 1;
-            match self.ids.push(id, keep || self.keep_all) {
-                Pushed::New(_) => {}
-                Pushed::Duplicate(_) => {
-                    let dup = duplicate(path, *line, id);
-                    match results.first_mut() {
-                        Some(Err(problems)) => problems.insert(0, dup),
-                        Some(r) => *r = Err(vec![dup]),
-                        None => results.push(Err(vec![dup])),
-                    }
-                }
-                Pushed::Unsure(_) => self.suspects.push((TestIds::hash(id), *line)),
-            }
-        }
-        self.problems |= results.iter().any(Result::is_err);
-    }
-
-    /// Keeps the id of test `index`, the last one recorded (a passing test a report names).
-    pub fn keep(&mut self, index: usize, seg: &RawSegment) {
-        if let Some(Begin { test: Some(id), .. }) = &seg.begin {
-            self.ids.keep(index, id);
-        }
-    }
-
-    /// Settles the ids that may repeat an id not kept (the hash repeated): `scanner` reads the
-    /// file again, parsing begin records only, and each such id that is indeed a repeat is a
-    /// problem. Without such ids (nearly always) the file is not read.
-    pub fn verify(&mut self, scanner: impl FnOnce() -> Result<Scanner, Problem>) -> Vec<Problem> {
-        if self.suspects.is_empty() {
-            return Vec::new();
-        }
-        let scanner = match scanner() {
-            Ok(s) => s,
-            Err(p) => return vec![p],
-        };
-        let path = scanner.path().to_path_buf();
-        let lines: rustc_hash::FxHashSet<u64> = self.suspects.iter().map(|&(_, l)| l).collect();
-        let hashes: rustc_hash::FxHashSet<u64> = self.suspects.iter().map(|&(h, _)| h).collect();
-        let mut seen: rustc_hash::FxHashSet<String> = Default::default();
-        let mut problems = Vec::new();
-        for seg in scanner {
-            if let Some(Begin {
-                line,
-                test: Some(id),
-            }) = &seg.begin
-                && hashes.contains(&TestIds::hash(id))
-                && !seen.insert(id.clone())
-                && lines.contains(line)
-            {
-                problems.push(duplicate(&path, *line, id));
-            }
-        }
-        self.problems |= !problems.is_empty();
-        problems
-    }
-
-    /// The problem of a file with no test at all (reported only if nothing else was wrong).
-    pub fn no_tests(&self, path: &Path) -> Option<Problem> {
-        (self.found == 0 && !self.problems).then(|| {
-            Problem::in_file(
-                path,
-                "no tests: expected at least one begin record (is the bundle empty?)",
-            )
-        })
-    }
-
-    /// The test ids: their count, and the ids kept, in bundle order.
-    pub fn into_ids(self) -> TestIds {
-        self.ids
-    }
-}
-
-fn duplicate(path: &Path, line: u64, id: &str) -> Problem {
-    Problem::at(
-        path,
-        line,
-        format!("duplicate test id {id:?}: expected every test id to be unique"),
-    )
-}
-
-/// Iterator over the tests of a bundle, in file order, read and checked on the calling thread.
-pub struct TestReader<'b> {
-    scanner: Scanner,
-    path: PathBuf,
-    symbols: &'b mut Symbols,
-    statements: &'b StatementTable,
-    ledger: Ledger,
-    pending: std::collections::VecDeque<Result<TestTrace, Vec<Problem>>>,
-    done: bool,
-    bytes_read: std::sync::Arc<std::sync::atomic::AtomicU64>,
-}
-
-impl<'b> TestReader<'b> {
-    pub(super) fn new(
-        scanner: Scanner,
-        symbols: &'b mut Symbols,
-        statements: &'b StatementTable,
-    ) -> Self {
-        TestReader {
-            path: scanner.path().to_path_buf(),
-            bytes_read: scanner.bytes_read(),
-            scanner,
-            symbols,
-            statements,
-            ledger: Ledger::new(true),
-            pending: Default::default(),
-            done: false,
-        }
-    }
-
-    /// Bytes of the tests file read so far (the reader may be ahead of the tests returned).
-    pub fn bytes_read(&self) -> u64 {
-        super::scan::load(&self.bytes_read)
-    }
-
-    /// The ids of the tests begun so far, in bundle order (all of them once the reader is done).
-    pub fn into_ids(self) -> TestIds {
-        self.ledger.into_ids()
-    }
-
-    /// The statement table the events refer to.
-    pub fn statements(&self) -> &StatementTable {
-        self.statements
-    }
-
-    /// The symbols interned so far (valid between calls to `next`).
-    pub fn symbols(&self) -> &Symbols {
-        self.symbols
-    }
-}
-
-impl Iterator for TestReader<'_> {
-    type Item = Result<TestTrace, Vec<Problem>>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(r) = self.pending.pop_front() {
-                return Some(r);
-            }
-            if self.done {
-                return None;
-            }
-            match self.scanner.next() {
-                Some(seg) => {
-                    let mut results = assemble(&seg, &self.path, self.symbols, self.statements);
-                    self.ledger.record(&seg, &self.path, &mut results, true);
-                    self.pending.extend(results);
-                }
-                None => {
-                    self.done = true;
-                    return self.ledger.no_tests(&self.path).map(|p| Err(vec![p]));
-                }
-            }
-        }
-    }
 }
 
 /// Turns one event record into an [`Event`], checking references against the frames seen so far.

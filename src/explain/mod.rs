@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 
-use crate::dataflow::{CrashVar, Failure};
-use crate::pipeline::Analysis;
+use crate::analysis::{CrashVar, Failure};
+use crate::engine::Analysis;
 use crate::report::{FlowSetReport, Location, Report, Resolver};
-use crate::trace::{Bundle, Outcome};
+use crate::trace::{Outcome, Tables};
 
 pub const EXPLAIN_SCHEMA: &str = "paf.explain/1";
 
@@ -60,7 +60,7 @@ pub struct StepExplanation {
 
 /// Explains test `id`; `Err` if the bundle has no such test.
 pub fn explain(
-    bundle: &Bundle,
+    tables: &Tables,
     analysis: &Analysis,
     report: &Report,
     id: &str,
@@ -79,7 +79,7 @@ pub fn explain(
         };
         return Err(format!("no test {id:?} in the bundle{hint}"));
     };
-    let r = Resolver { bundle };
+    let r = Resolver::new(tables, analysis);
     let mut e = Explanation {
         schema: EXPLAIN_SCHEMA,
         test: id.to_string(),
@@ -111,7 +111,7 @@ pub fn explain(
         .expect("a failing test is analyzed or unanalyzed");
     e.status = "ranked";
     e.exception = Some(failure.exception.clone());
-    e.mut_method = Some(bundle.symbols.name(failure.mut_method).to_string());
+    e.mut_method = Some(analysis.symbols.name(failure.mut_method).to_string());
     e.mut_entered_at_event = Some(failure.mut_enter);
     e.crash_statement = Some(r.location(failure.crash_stmt));
     e.fallback = failure.fallback.clone();

@@ -7,7 +7,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::dataflow::Dua;
+use crate::trace::Dua;
 
 /// Coverage of one DUA.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -82,8 +82,7 @@ impl DuaTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataflow::VarName;
-    use crate::trace::{StmtIx, Sym};
+    use crate::trace::{StmtIx, Sym, VarName};
 
     fn dua(def: u32, use_: u32, var: u32) -> Dua {
         Dua {

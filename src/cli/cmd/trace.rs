@@ -7,7 +7,7 @@ use std::process::Command;
 
 use clap::{Args, Subcommand};
 
-use super::{CliError, exit};
+use super::super::{CliError, exit};
 
 #[derive(Subcommand, Debug)]
 pub enum TraceCommand {

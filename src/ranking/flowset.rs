@@ -3,8 +3,8 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::dataflow::{Failure, Origin, VarName};
-use crate::trace::StmtIx;
+use crate::analysis::{Failure, Origin};
+use crate::trace::{StmtIx, VarName};
 
 /// What makes two failures the same alarm: the crash statement and, for each crash variable,
 /// its origin (sorted, so several crash variables form one key).
@@ -87,7 +87,7 @@ pub fn group(failures: &[Failure]) -> Vec<FlowSet> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataflow::{CrashKind, CrashVar};
+    use crate::analysis::{CrashKind, CrashVar};
     use crate::trace::Sym;
 
     /// A failure at crash statement `crash` with crash variables `(var, origin, local)`

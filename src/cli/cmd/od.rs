@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
 
-use super::{CliError, exit, output};
+use super::super::{CliError, exit, output};
 use crate::od::algo::{self, Algo, Params};
 use crate::od::detect::{self, DetectSettings};
 use crate::od::exec::{self, Executor};
@@ -536,6 +536,10 @@ pub fn exclusions(path: &Path) -> Result<Vec<od_report::Excluded>, CliError> {
     Ok(input::read_report(path)
         .map_err(CliError::Bundle)?
         .order_caused_failures())
+}
+
+pub fn run(args: OdArgs) -> Result<u8, CliError> {
+    OdConfig::from_args(args)?.run()
 }
 
 #[cfg(test)]

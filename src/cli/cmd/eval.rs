@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
-use super::{CliError, exit, output};
+use super::super::{CliError, exit, output};
+use crate::engine::Options;
 use crate::eval::input;
 use crate::eval::metrics::Weighting;
 use crate::eval::{self, EvalError, EvalReport, Settings, plot, render};
-use crate::pipeline::Options;
-use crate::rank::DEFAULT_SEED;
+use crate::ranking::DEFAULT_SEED;
 use crate::trace::{Bundle, Problem};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,15 +126,9 @@ impl EvalConfig {
         let truth_file = self.truth.display().to_string();
         let report = match &self.subject {
             Subject::Bundle(path) => {
-                let mut bundle = Bundle::open(path).map_err(CliError::Bundle)?;
-                eval::evaluate_bundle(
-                    &mut bundle,
-                    &truth,
-                    &truth_file,
-                    &self.settings,
-                    self.strict,
-                )
-                .map_err(eval_error)?
+                let bundle = Bundle::open(path).map_err(CliError::Bundle)?;
+                eval::evaluate_bundle(&bundle, &truth, &truth_file, &self.settings, self.strict)
+                    .map_err(eval_error)?
             }
             Subject::Files { rankings, clusters } => {
                 let rankings = rankings
@@ -157,7 +151,7 @@ impl EvalConfig {
             }
         };
         for w in &report.warnings {
-            eprintln!("warning: {w}");
+            output::warning(w);
         }
         if let Some(path) = &self.plot {
             write_plot(&report, path)?;
@@ -200,4 +194,8 @@ fn write_plot(report: &EvalReport, path: &Path) -> Result<(), CliError> {
     }
     let svg = plot::svg(report).map_err(CliError::Internal)?;
     output::emit(&svg, Some(path))
+}
+
+pub fn run(args: EvalArgs) -> Result<u8, CliError> {
+    EvalConfig::from_args(args)?.run()
 }

@@ -1,0 +1,553 @@
+//! Unit tests of phase 1: replay, crash variables, backtracking and locality, each a trace
+//! written as JSON lines and its analysis as text.
+
+use super::*;
+use crate::trace::testing::{Read, read};
+
+/// The end record of a passing test.
+const PASS: &str = r#"{"k":"end","test":"t","outcome":"pass"}"#;
+
+/// The end record of a test failing with `exception` thrown at line `line` of `C.m`
+/// (statement `line` of the test table), called from the test body.
+fn fail(exception: &str, line: u32) -> String {
+    fail_frames(exception, &[("C", "m", line)])
+}
+
+/// Like [`fail`] with a whole stack, innermost first.
+fn fail_frames(exception: &str, frames: &[(&str, &str, u32)]) -> String {
+    let mut frames: Vec<String> = frames
+        .iter()
+        .map(|(c, m, l)| format!(r#"{{"class":"{c}","method":"{m}","line":{l}}}"#))
+        .collect();
+    frames.push(r#"{"class":"CTest","method":"t","line":1}"#.to_string());
+    format!(
+        r#"{{"k":"end","test":"t","outcome":"fail","exception":{{"type":"{exception}","frames":[{}]}}}}"#,
+        frames.join(",")
+    )
+}
+
+/// Reads one test made of `events` and `end`.
+fn trace(events: &str, end: &str) -> Read {
+    read(&format!(
+        "{{\"k\":\"begin\",\"test\":\"t\"}}\n{events}\n{end}\n"
+    ))
+}
+
+fn chain(r: &Read, steps: &[Step]) -> String {
+    steps
+        .iter()
+        .map(|s| {
+            let def = s.def.map_or("?".to_string(), |d| r.id(d).to_string());
+            let kind = match s.kind {
+                StepKind::Copy { from, cast } => format!(
+                    "{} {}",
+                    if cast { "cast" } else { "copy" },
+                    from.display(&r.symbols)
+                ),
+                StepKind::Made { how, callee } => match callee {
+                    Some(c) => format!("{} {}", how.as_str(), r.symbols.name(c)),
+                    None => how.as_str().to_string(),
+                },
+                StepKind::Default => "default".to_string(),
+                StepKind::Untraced => "untraced".to_string(),
+            };
+            format!(
+                "{def}->{} {} {kind}",
+                r.id(s.use_),
+                s.var.display(&r.symbols)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A passing test renders as its DUAs (`def->use var`, by statement id); a failing test
+/// as its analysis: kind, crash statement, MUT, then one line per crash variable
+/// (`var origin t=time locality: chain`), then the fallback if any.
+fn render(r: &Read) -> String {
+    let test = r.single();
+    let replay = match replay(test) {
+        Ok(replay) => replay,
+        Err(e) => return format!("replay error at event {}: {}", e.event, e.message),
+    };
+    if test.outcome == crate::trace::Outcome::Pass {
+        let mut duas: Vec<String> = replay
+            .duas()
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}->{} {}",
+                    r.id(d.def),
+                    r.id(d.use_),
+                    d.var.display(&r.symbols)
+                )
+            })
+            .collect();
+        duas.sort();
+        return duas.join("\n");
+    }
+    let f = match analyze_failure(test, &replay, &r.statements, &r.symbols) {
+        Ok(f) => f,
+        Err(reason) => return format!("unanalyzed: {reason}"),
+    };
+    let mut out = vec![format!(
+        "{:?} crash={} mut={}",
+        f.kind,
+        r.id(f.crash_stmt),
+        r.symbols.name(f.mut_method)
+    )];
+    for v in &f.vars {
+        let origin = match v.origin {
+            Origin::Stmt(s) => r.id(s).to_string(),
+            Origin::Untraced => "untraced".to_string(),
+        };
+        let time = v.origin_time.map_or("-".to_string(), |t| t.to_string());
+        out.push(format!(
+            "{} origin={origin} t={time} {}: {}",
+            v.var.display(&r.symbols),
+            if v.local { "local" } else { "non-local" },
+            chain(r, &v.chain)
+        ));
+    }
+    if f.fallback.is_some() {
+        out.push("fallback".to_string());
+    }
+    out.join("\n")
+}
+
+fn check(events: &str, end: &str, expect: &str) {
+    let r = trace(events, end);
+    let expect: Vec<&str> = expect
+        .trim()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    pretty_assertions::assert_eq!(expect.join("\n"), render(&r));
+}
+
+// ---- reaching definitions by dynamic identity ----
+
+#[test]
+fn same_local_name_in_two_frames() {
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.a"}
+        {"k":"def","frame":1,"stmt":1,"var":{"local":"x"},"how":"const"}
+        {"k":"enter","frame":2,"method":"C.b","caller":1}
+        {"k":"def","frame":2,"stmt":2,"var":{"local":"x"},"how":"const"}
+        {"k":"use","frame":2,"stmt":3,"var":{"local":"x"}}
+        {"k":"exit","frame":2}
+        {"k":"use","frame":1,"stmt":4,"var":{"local":"x"}}
+        {"k":"use","frame":1,"stmt":5,"var":{"local":"x","frame":1}}
+        "#,
+        PASS,
+        "1->4 x
+         1->5 x
+         2->3 x",
+    );
+}
+
+#[test]
+fn same_field_on_two_objects() {
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.a"}
+        {"k":"def","frame":1,"stmt":1,"var":{"field":"C.f","obj":1},"how":"const"}
+        {"k":"def","frame":1,"stmt":2,"var":{"field":"C.f","obj":2},"how":"const"}
+        {"k":"use","frame":1,"stmt":3,"var":{"field":"C.f","obj":1}}
+        {"k":"use","frame":1,"stmt":4,"var":{"field":"C.f","obj":2}}
+        {"k":"def","frame":1,"stmt":5,"var":{"field":"C.f","obj":1},"how":"const"}
+        {"k":"use","frame":1,"stmt":6,"var":{"field":"C.f","obj":2}}
+        {"k":"use","frame":1,"stmt":7,"var":{"field":"C.f","obj":1}}
+        "#,
+        PASS,
+        "1->3 C.f
+         2->4 C.f
+         2->6 C.f
+         5->7 C.f",
+    );
+}
+
+#[test]
+fn array_element_defaults_are_materialised_on_first_read() {
+    let events = r#"
+        {"k":"enter","frame":1,"method":"C.a"}
+        {"k":"alloc","obj":7,"class":"int[]","frame":1,"stmt":1,"length":4}
+        {"k":"def","frame":1,"stmt":2,"var":{"elem":7,"index":1,"name":"buf"},"how":"const"}
+        {"k":"use","frame":1,"stmt":3,"var":{"elem":7,"index":0,"name":"buf"}}
+        {"k":"use","frame":1,"stmt":4,"var":{"elem":7,"index":1,"name":"buf"}}
+        {"k":"use","frame":1,"stmt":5,"var":{"elem":7,"index":4,"name":"buf"}}
+        "#;
+    // Index 4 is out of bounds: no default reaches it.
+    check(
+        events,
+        PASS,
+        "1->3 buf[]
+         2->4 buf[]",
+    );
+    let r = trace(events, PASS);
+    let replay = replay(r.single()).unwrap();
+    // One explicit definition, one default materialised for the read of index 0; none
+    // for the three other elements.
+    assert_eq!(replay.defs.len(), 2, "{:?}", replay.defs);
+}
+
+#[test]
+fn return_slot_belongs_to_its_frame() {
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.a"}
+        {"k":"enter","frame":2,"method":"C.get","caller":1}
+        {"k":"def","frame":2,"stmt":2,"var":{"ret":2},"how":"const"}
+        {"k":"exit","frame":2}
+        {"k":"def","frame":1,"stmt":3,"var":{"local":"x"},"from":{"ret":2}}
+        {"k":"use","frame":1,"stmt":4,"var":{"local":"x"}}
+        {"k":"enter","frame":3,"method":"C.get","caller":1}
+        {"k":"def","frame":3,"stmt":5,"var":{"ret":3},"how":"const"}
+        {"k":"exit","frame":3}
+        {"k":"def","frame":1,"stmt":6,"var":{"local":"y"},"from":{"ret":2}}
+        "#,
+        PASS,
+        "2->3 C.get()
+         2->6 C.get()
+         3->4 x",
+    );
+}
+
+#[test]
+fn copy_from_itself_as_first_definition_is_a_loop() {
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.a"}
+        {"k":"def","frame":1,"stmt":1,"var":{"local":"x"},"from":{"local":"x"}}
+        "#,
+        PASS,
+        "replay error at event 1: copy chain loops: this definition copies from the variable \
+         it defines, which has no earlier definition (expected \"from\" to name the real source)",
+    );
+    // After a real definition, `x = x` is an ordinary copy.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.a"}
+        {"k":"def","frame":1,"stmt":1,"var":{"local":"x"},"how":"const"}
+        {"k":"def","frame":1,"stmt":2,"var":{"local":"x"},"from":{"local":"x"}}
+        {"k":"use","frame":1,"stmt":3,"var":{"local":"x"}}
+        "#,
+        PASS,
+        "1->2 x
+         2->3 x",
+    );
+}
+
+// ---- copy-chain backtracking ----
+
+#[test]
+fn chain_through_local_field_return_and_cast() {
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":1,"var":{"local":"a"},"how":"new"}
+        {"k":"def","frame":1,"stmt":2,"var":{"field":"C.f","obj":1},"from":{"local":"a"}}
+        {"k":"enter","frame":2,"method":"C.get","caller":1}
+        {"k":"def","frame":2,"stmt":3,"var":{"ret":2},"from":{"field":"C.f","obj":1}}
+        {"k":"exit","frame":2}
+        {"k":"def","frame":1,"stmt":4,"var":{"local":"b"},"from":{"ret":2},"cast":true}
+        {"k":"use","frame":1,"stmt":5,"var":{"local":"b"},"role":"deref"}
+        {"k":"exit","frame":1,"throw":"java.lang.NullPointerException"}
+        "#,
+        &fail("java.lang.NullPointerException", 5),
+        "Deref crash=5 mut=C.m
+         b origin=1 t=2 local: 1->2 a new; 2->3 C.f copy a; 3->4 C.get() copy C.f; 4->5 b cast C.get()",
+    );
+}
+
+#[test]
+fn chain_stops_at_a_call_into_uninstrumented_code() {
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":1,"var":{"local":"e"},"how":"call","callee":"java.util.HashMap.get"}
+        {"k":"def","frame":1,"stmt":2,"var":{"local":"x"},"from":{"local":"e"}}
+        {"k":"use","frame":1,"stmt":3,"var":{"local":"x"},"role":"deref"}
+        {"k":"exit","frame":1,"throw":"java.lang.NullPointerException"}
+        "#,
+        &fail("java.lang.NullPointerException", 3),
+        "Deref crash=3 mut=C.m
+         x origin=1 t=2 local: 1->2 e call java.util.HashMap.get; 2->3 x copy e",
+    );
+}
+
+#[test]
+fn value_defined_before_the_test_is_untraced() {
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":1,"var":{"local":"x"},"from":{"static":"C.s"}}
+        {"k":"use","frame":1,"stmt":2,"var":{"local":"x"},"role":"deref"}
+        {"k":"exit","frame":1,"throw":"java.lang.NullPointerException"}
+        "#,
+        &fail("java.lang.NullPointerException", 2),
+        "Deref crash=2 mut=C.m
+         x origin=untraced t=- non-local: ?->1 C.s untraced; 1->2 x copy C.s",
+    );
+}
+
+// ---- locality ----
+
+#[test]
+fn parameter_from_the_test_body_is_not_local() {
+    // Counted as made just before the MUT's entry: 2 * 0 - 1.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":1,"var":{"local":"p"},"how":"param"}
+        {"k":"use","frame":1,"stmt":2,"var":{"local":"p"},"role":"deref"}
+        {"k":"exit","frame":1,"throw":"java.lang.NullPointerException"}
+        "#,
+        &fail("java.lang.NullPointerException", 2),
+        "Deref crash=2 mut=C.m
+         p origin=1 t=-1 non-local: 1->2 p param",
+    );
+}
+
+#[test]
+fn origin_in_an_earlier_call_is_not_local() {
+    // The MUT C.m is entered at event 3 (time 6); the origin ran at event 1 (time 2).
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.set"}
+        {"k":"def","frame":1,"stmt":1,"var":{"field":"C.f","obj":1},"how":"const"}
+        {"k":"exit","frame":1}
+        {"k":"enter","frame":2,"method":"C.m"}
+        {"k":"use","frame":2,"stmt":4,"var":{"field":"C.f","obj":1},"role":"deref"}
+        {"k":"exit","frame":2,"throw":"java.lang.NullPointerException"}
+        "#,
+        &fail("java.lang.NullPointerException", 4),
+        "Deref crash=4 mut=C.m
+         C.f origin=1 t=2 non-local: 1->4 C.f const",
+    );
+}
+
+#[test]
+fn field_default_allocated_inside_a_nested_constructor_counts_from_the_outermost() {
+    // Allocation at event 2 inside B.<init> (event 1), itself inside D.<init> (event 0).
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"D.<init>","this":2}
+        {"k":"enter","frame":2,"method":"B.<init>","this":2,"caller":1}
+        {"k":"alloc","obj":2,"class":"D","frame":2,"fields":[{"field":"B.f","stmt":31}]}
+        {"k":"exit","frame":2}
+        {"k":"exit","frame":1}
+        {"k":"enter","frame":3,"method":"D.m","this":2}
+        {"k":"use","frame":3,"stmt":6,"var":{"field":"B.f","obj":2},"role":"deref"}
+        {"k":"exit","frame":3,"throw":"java.lang.NullPointerException"}
+        "#,
+        &fail("java.lang.NullPointerException", 6),
+        "Deref crash=6 mut=D.m
+         B.f origin=31 t=0 non-local: 31->6 B.f default",
+    );
+}
+
+#[test]
+fn field_default_allocated_before_the_constructor_counts_from_its_entry() {
+    // Allocation at event 1 in C.make, constructor entered at event 2: time 4.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.make"}
+        {"k":"alloc","obj":2,"class":"D","frame":1,"fields":[{"field":"D.f","stmt":31}]}
+        {"k":"enter","frame":2,"method":"D.<init>","this":2,"caller":1}
+        {"k":"exit","frame":2}
+        {"k":"exit","frame":1}
+        {"k":"enter","frame":3,"method":"D.m","this":2}
+        {"k":"use","frame":3,"stmt":6,"var":{"field":"D.f","obj":2},"role":"deref"}
+        {"k":"exit","frame":3,"throw":"java.lang.NullPointerException"}
+        "#,
+        &fail("java.lang.NullPointerException", 6),
+        "Deref crash=6 mut=D.m
+         D.f origin=31 t=4 non-local: 31->6 D.f default",
+    );
+}
+
+#[test]
+fn field_defaults_of_a_constructor_under_test_are_local() {
+    // Allocation recorded before the constructor's entry (event 1, time 2 = MUT start).
+    check(
+        r#"
+        {"k":"alloc","obj":2,"class":"D","fields":[{"field":"D.f","stmt":31}]}
+        {"k":"enter","frame":1,"method":"D.<init>","this":2}
+        {"k":"use","frame":1,"stmt":3,"var":{"field":"D.f","obj":2},"role":"deref"}
+        {"k":"exit","frame":1,"throw":"java.lang.NullPointerException"}
+        "#,
+        &fail("java.lang.NullPointerException", 3),
+        "Deref crash=3 mut=D.<init>
+         D.f origin=31 t=2 local: 31->3 D.f default",
+    );
+    // Allocation recorded inside it.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"D.<init>","this":2}
+        {"k":"alloc","obj":2,"class":"D","frame":1,"fields":[{"field":"D.f","stmt":31}]}
+        {"k":"use","frame":1,"stmt":3,"var":{"field":"D.f","obj":2},"role":"deref"}
+        {"k":"exit","frame":1,"throw":"java.lang.NullPointerException"}
+        "#,
+        &fail("java.lang.NullPointerException", 3),
+        "Deref crash=3 mut=D.<init>
+         D.f origin=31 t=0 local: 31->3 D.f default",
+    );
+}
+
+#[test]
+fn field_defaults_of_a_recycled_object_id_count_from_the_new_constructor() {
+    // Object id 1 is reused by a second object (ids are unique among live objects only):
+    // its defaults count from its own constructor (event 3), not the first object's.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"D.<init>","this":1}
+        {"k":"alloc","obj":1,"class":"D","frame":1,"fields":[{"field":"D.f","stmt":31}]}
+        {"k":"exit","frame":1}
+        {"k":"enter","frame":2,"method":"D.<init>","this":1}
+        {"k":"alloc","obj":1,"class":"D","frame":2,"fields":[{"field":"D.f","stmt":31}]}
+        {"k":"use","frame":2,"stmt":6,"var":{"field":"D.f","obj":1},"role":"deref"}
+        {"k":"exit","frame":2,"throw":"java.lang.NullPointerException"}
+        "#,
+        &fail("java.lang.NullPointerException", 6),
+        "Deref crash=6 mut=D.<init>
+         D.f origin=31 t=6 local: 31->6 D.f default",
+    );
+}
+
+// ---- crash variables by exception kind ----
+
+#[test]
+fn array_index_exception_picks_the_index() {
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":1,"var":{"local":"i"},"how":"param"}
+        {"k":"def","frame":1,"stmt":2,"var":{"local":"a"},"how":"new"}
+        {"k":"use","frame":1,"stmt":3,"var":{"local":"a"},"role":"deref"}
+        {"k":"use","frame":1,"stmt":3,"var":{"local":"i"},"role":"index"}
+        {"k":"exit","frame":1,"throw":"java.lang.ArrayIndexOutOfBoundsException"}
+        "#,
+        &fail("java.lang.ArrayIndexOutOfBoundsException", 3),
+        "Index crash=3 mut=C.m
+         i origin=1 t=-1 non-local: 1->3 i param",
+    );
+}
+
+const BRANCH_EVENTS: &str = r#"
+    {"k":"enter","frame":1,"method":"C.m"}
+    {"k":"def","frame":1,"stmt":1,"var":{"local":"lo"},"how":"param"}
+    {"k":"def","frame":1,"stmt":2,"var":{"local":"hi"},"how":"const"}
+    {"k":"branch","frame":1,"stmt":3,"uses":[{"local":"lo"},{"local":"hi"}]}
+    {"k":"exit","frame":1,"throw":"X"}
+    "#;
+
+#[test]
+fn illegal_argument_takes_both_variables_of_the_last_branch() {
+    // The throw line 4 has no event: the crash frame's last event (the branch) stands in.
+    check(
+        BRANCH_EVENTS,
+        &fail("java.lang.IllegalArgumentException", 4),
+        "Branch crash=3 mut=C.m
+         lo origin=1 t=-1 non-local: 1->3 lo param
+         hi origin=2 t=4 local: 2->3 hi const",
+    );
+}
+
+#[test]
+fn application_exception_is_analyzed_by_branch() {
+    check(
+        BRANCH_EVENTS,
+        &fail("org.example.BadState", 4),
+        "Branch crash=3 mut=C.m
+         lo origin=1 t=-1 non-local: 1->3 lo param
+         hi origin=2 t=4 local: 2->3 hi const",
+    );
+}
+
+#[test]
+fn class_cast_and_assertion_failures_are_unanalyzed() {
+    check(
+        BRANCH_EVENTS,
+        &fail("java.lang.ClassCastException", 4),
+        "unanalyzed: unsupported exception kind java.lang.ClassCastException: PAF analyzes \
+         NullPointerException, ArrayIndexOutOfBoundsException, IllegalArgumentException, \
+         IllegalStateException and application exceptions",
+    );
+    check(
+        BRANCH_EVENTS,
+        &fail("java.lang.AssertionError", 4),
+        "unanalyzed: assertion failure (java.lang.AssertionError): PAF does not analyze \
+         assertions, which check post-conditions",
+    );
+}
+
+const ARG_EVENTS: &str = r#"
+    {"k":"enter","frame":1,"method":"C.m"}
+    {"k":"def","frame":1,"stmt":1,"var":{"local":"a"},"how":"param"}
+    {"k":"def","frame":1,"stmt":2,"var":{"local":"b"},"how":"const"}
+    {"k":"use","frame":1,"stmt":3,"var":{"local":"a"},"role":"arg"}
+    {"k":"use","frame":1,"stmt":3,"var":{"local":"b"},"role":"arg"NULL}
+    {"k":"exit","frame":1,"throw":"java.lang.NullPointerException"}
+    "#;
+
+#[test]
+fn exception_in_uninstrumented_callee_falls_back_to_arguments() {
+    let end = fail_frames(
+        "java.lang.NullPointerException",
+        &[("java.util.Objects", "requireNonNull", 200), ("C", "m", 3)],
+    );
+    // An argument seen to be null is preferred.
+    check(
+        &ARG_EVENTS.replace("NULL", r#","null":true"#),
+        &end,
+        "Deref crash=3 mut=C.m
+         b origin=2 t=4 local: 2->3 b const
+         fallback",
+    );
+    // Without that knowledge, every argument of the call is a crash variable.
+    check(
+        &ARG_EVENTS.replace("NULL", ""),
+        &end,
+        "Deref crash=3 mut=C.m
+         a origin=1 t=-1 non-local: 1->3 a param
+         b origin=2 t=4 local: 2->3 b const
+         fallback",
+    );
+}
+
+// ---- the method under test ----
+
+#[test]
+fn mut_is_the_last_top_level_call_that_threw() {
+    // The test body catches C.m's exception, calls C.n (returns normally), then rethrows.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":1,"var":{"local":"x"},"how":"const"}
+        {"k":"use","frame":1,"stmt":2,"var":{"local":"x"},"role":"deref"}
+        {"k":"exit","frame":1,"throw":"java.lang.NullPointerException"}
+        {"k":"enter","frame":2,"method":"C.n"}
+        {"k":"exit","frame":2}
+        "#,
+        &fail("java.lang.NullPointerException", 2),
+        "Deref crash=2 mut=C.m
+         x origin=1 t=2 local: 1->2 x const",
+    );
+    // A call without exit (the exception escaped) threw; nested calls are not candidates.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.a"}
+        {"k":"exit","frame":1}
+        {"k":"enter","frame":2,"method":"C.b"}
+        {"k":"enter","frame":3,"method":"C.inner","caller":2}
+        {"k":"def","frame":3,"stmt":1,"var":{"local":"x"},"how":"const"}
+        {"k":"use","frame":3,"stmt":2,"var":{"local":"x"},"role":"deref"}
+        "#,
+        &fail("java.lang.NullPointerException", 2),
+        "Deref crash=2 mut=C.b
+         x origin=1 t=8 local: 1->2 x const",
+    );
+}

@@ -1,0 +1,50 @@
+//! `paf explain`: why one test is where it is in the ranking.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::super::args::{JobsArg, TextFormat};
+use super::super::{CliError, exit, output};
+use crate::engine::Options;
+use crate::explain;
+use crate::ranking::{self, DEFAULT_SEED};
+use crate::report;
+
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    pub bundle: PathBuf,
+    /// The test id, as in the bundle.
+    pub test: String,
+    #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+    pub format: TextFormat,
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    #[command(flatten)]
+    pub jobs: JobsArg,
+}
+
+pub fn run(a: ExplainArgs) -> Result<u8, CliError> {
+    // Any test may be asked about, so every id is kept, and every covering test is listed.
+    let options = Options {
+        all_ids: true,
+        max_covering: usize::MAX,
+        ..Options::default()
+    };
+    let (bundle, analysis) = super::load(&a.bundle, &options, a.jobs.jobs())?;
+    let ranked = ranking::rank(&analysis.failures, &analysis.duas, a.seed);
+    let report = report::build(&bundle.tables, &analysis, &ranked, a.seed, Vec::new());
+    let e =
+        explain::explain(&bundle.tables, &analysis, &report, &a.test).map_err(CliError::Usage)?;
+    let text = match a.format {
+        TextFormat::Text => explain::text(&e),
+        TextFormat::Json => {
+            let mut s =
+                serde_json::to_string_pretty(&e).map_err(|e| CliError::Internal(e.to_string()))?;
+            s.push('\n');
+            s
+        }
+    };
+    output::emit(&text, None)?;
+    Ok(exit::OK)
+}

@@ -1,0 +1,135 @@
+//! Which DUAs pass 2 keeps: those whose use is a crash statement on one of its crash
+//! variables (theta's universe), or every DUA for `--dump duas`.
+
+use rustc_hash::FxHashSet;
+
+use crate::analysis::{Failure, Replay};
+use crate::ranking::flowset::FlowKey;
+use crate::trace::{Dua, LocalSymbols, StmtIx, Symbols, VarName};
+
+/// The DUAs pass 2 keeps.
+pub(super) enum Interest {
+    All,
+    /// Those whose (use, variable) is a crash statement and one of its crash variables.
+    Of {
+        /// By statement index: is it a crash statement?
+        crash_stmts: Vec<bool>,
+        pairs: FxHashSet<(StmtIx, VarName)>,
+    },
+}
+
+/// A DUA whose variable name the engine's symbols lacked when pass 2 began (only kept with
+/// [`Interest::All`]), spelled out so that the merge can intern it.
+pub(super) struct NamedDua {
+    def: StmtIx,
+    use_: StmtIx,
+    var: NamedVar,
+}
+
+/// A [`VarName`] with its names as text.
+enum NamedVar {
+    Named(String),
+    Elem(Option<String>),
+    Ret(String),
+}
+
+impl NamedDua {
+    fn of(dua: Dua, symbols: &LocalSymbols) -> NamedDua {
+        let var = match dua.var {
+            VarName::Named(s) => NamedVar::Named(symbols.name(s).to_string()),
+            VarName::Elem(s) => NamedVar::Elem(s.map(|s| symbols.name(s).to_string())),
+            VarName::Ret(s) => NamedVar::Ret(symbols.name(s).to_string()),
+        };
+        NamedDua {
+            def: dua.def,
+            use_: dua.use_,
+            var,
+        }
+    }
+
+    /// The DUA in `symbols`, interning its names.
+    pub(super) fn intern(&self, symbols: &mut Symbols) -> Dua {
+        let var = match &self.var {
+            NamedVar::Named(s) => VarName::Named(symbols.intern(s)),
+            NamedVar::Elem(s) => VarName::Elem(s.as_deref().map(|s| symbols.intern(s))),
+            NamedVar::Ret(s) => VarName::Ret(symbols.intern(s)),
+        };
+        Dua {
+            def: self.def,
+            use_: self.use_,
+            var,
+        }
+    }
+}
+
+impl Interest {
+    pub(super) fn of(failures: &[Failure], statements: usize, all: bool) -> Interest {
+        if all {
+            return Interest::All;
+        }
+        let pairs: FxHashSet<(StmtIx, VarName)> = failures
+            .iter()
+            .flat_map(|f| {
+                FlowKey::of(f)
+                    .vars
+                    .into_iter()
+                    .map(move |(var, _)| (f.crash_stmt, var))
+            })
+            .collect();
+        let mut crash_stmts = vec![false; statements];
+        for (stmt, _) in &pairs {
+            crash_stmts[stmt.0 as usize] = true;
+        }
+        Interest::Of { crash_stmts, pairs }
+    }
+
+    pub(super) fn wants(&self, dua: &Dua) -> bool {
+        match self {
+            Interest::All => true,
+            Interest::Of { pairs, .. } => pairs.contains(&(dua.use_, dua.var)),
+        }
+    }
+
+    /// The DUAs of a replayed test this pass keeps, sorted and distinct: those in the shared
+    /// symbols, and those whose names only the worker knows.
+    pub(super) fn select(
+        &self,
+        replay: &Replay,
+        symbols: &LocalSymbols,
+    ) -> (Vec<Dua>, Vec<NamedDua>) {
+        let shared = |var: VarName| match var {
+            VarName::Named(s) | VarName::Ret(s) | VarName::Elem(Some(s)) => symbols.is_shared(s),
+            VarName::Elem(None) => true,
+        };
+        match self {
+            Interest::All => {
+                let (duas, named): (Vec<Dua>, Vec<Dua>) =
+                    replay.duas().into_iter().partition(|d| shared(d.var));
+                let named = named
+                    .into_iter()
+                    .map(|d| NamedDua::of(d, symbols))
+                    .collect();
+                (duas, named)
+            }
+            Interest::Of { crash_stmts, pairs } => {
+                // A name the shared symbols lack is no crash variable's.
+                let mut duas: Vec<Dua> = replay
+                    .uses
+                    .iter()
+                    .filter(|u| crash_stmts[u.stmt.0 as usize])
+                    .filter_map(|u| {
+                        u.reach.map(|d| Dua {
+                            def: replay.defs[d as usize].stmt,
+                            use_: u.stmt,
+                            var: u.var,
+                        })
+                    })
+                    .filter(|d| shared(d.var) && pairs.contains(&(d.use_, d.var)))
+                    .collect();
+                duas.sort_unstable();
+                duas.dedup();
+                (duas, Vec::new())
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! The calling thread's side of a reading pass: segments come back from the workers in file
+//! order, and the [`Merge`] makes the checks that span the file (the ledger), gathers every
+//! problem, reports progress, and hands the tests that passed every check to the pass.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use crate::progress::Progress;
+use crate::trace::scan::{self, Keep, RawSegment, Scanner};
+use crate::trace::{Ledger, Problem, TestIds, TestsFile};
+
+/// The file-wide state of one pass over every segment.
+pub(super) struct Merge<'p> {
+    path: PathBuf,
+    ledger: Ledger,
+    problems: Vec<Problem>,
+    progress: &'p mut dyn Progress,
+    /// Bytes read by earlier passes (progress counts both passes of `rank` as one job).
+    offset: u64,
+    read: Arc<AtomicU64>,
+}
+
+impl<'p> Merge<'p> {
+    /// Starts a pass over `tests` keeping the bytes `keep` names; `keep_all_ids`: keep every
+    /// test id, not only those [`Merge::take`] or [`Merge::keep`] are told to.
+    pub(super) fn start(
+        tests: &TestsFile,
+        keep: Keep,
+        keep_all_ids: bool,
+        progress: &'p mut dyn Progress,
+        offset: u64,
+    ) -> Result<(Merge<'p>, Scanner), Vec<Problem>> {
+        let scanner = tests.scan(keep).map_err(|p| vec![p])?;
+        let merge = Merge {
+            path: tests.path().to_path_buf(),
+            ledger: Ledger::new(keep_all_ids),
+            problems: Vec::new(),
+            progress,
+            offset,
+            read: scanner.bytes_read(),
+        };
+        Ok((merge, scanner))
+    }
+
+    /// Takes one segment's results in file order: the ledger checks its test id (keeping it if
+    /// `keep_id`), problems are set aside, and the results without problems come back.
+    pub(super) fn take<T>(
+        &mut self,
+        seg: &RawSegment,
+        mut results: Vec<Result<T, Vec<Problem>>>,
+        keep_id: bool,
+    ) -> Vec<T> {
+        self.ledger.record(seg, &self.path, &mut results, keep_id);
+        let mut ok = Vec::with_capacity(results.len());
+        for r in results {
+            match r {
+                Ok(t) => ok.push(t),
+                Err(mut p) => self.problems.append(&mut p),
+            }
+        }
+        ok
+    }
+
+    /// Keeps the id of test `index`, the last one taken (a passing test a report names).
+    pub(super) fn keep(&mut self, index: usize, seg: &RawSegment) {
+        self.ledger.keep(index, seg);
+    }
+
+    /// Reports how far reading has got, `items` tests taken so far.
+    pub(super) fn tick(&mut self, items: usize) {
+        let done = self.offset + scan::load(&self.read);
+        self.progress.advance(done, items as u64);
+    }
+
+    /// Ends the pass: settles the test ids that may repeat one not kept (reading the begin
+    /// records once more, rarely), and adds the problem of a file without tests. The test ids,
+    /// or every problem in line order.
+    pub(super) fn finish(mut self, tests: &TestsFile) -> Result<TestIds, Vec<Problem>> {
+        let found = self.ledger.verify(|| tests.scan(Keep::Nothing));
+        if !found.is_empty() {
+            self.problems.extend(found);
+            self.problems.sort_by_key(|p| (p.line.is_none(), p.line));
+        }
+        self.problems.extend(self.ledger.no_tests(&self.path));
+        if self.problems.is_empty() {
+            Ok(self.ledger.into_ids())
+        } else {
+            Err(self.problems)
+        }
+    }
+}

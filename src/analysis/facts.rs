@@ -46,8 +46,8 @@ pub fn failing(test: &TestTrace, replay: &Replay, symbols: &Symbols) -> FailingT
 
 /// The calls a passing test's body made (their number, and those with entry values), each
 /// method named by `name`.
-pub fn passing<'t>(
-    test: &'t TestTrace,
+pub fn passing(
+    test: &TestTrace,
     name: impl Fn(crate::trace::Sym) -> String,
 ) -> (usize, Vec<(String, EntryValues)>) {
     let mut calls = 0;

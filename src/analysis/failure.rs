@@ -7,7 +7,10 @@ use serde::Serialize;
 
 use super::backtrack::{Origin, Step, backtrack};
 use super::replay::{Replay, UseRecord};
-use crate::trace::{FrameId, Role, StatementTable, StmtIx, Sym, Symbols, TestTrace, VarName};
+use crate::trace::{
+    ExceptionInfo, FrameId, Role, StackFrame, StatementTable, StmtIx, Sym, Symbols, TestTrace,
+    VarName,
+};
 
 /// How a crash variable is chosen, by exception kind (issue 2, phase 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -109,164 +112,262 @@ pub fn analyze_failure(
     symbols: &Symbols,
 ) -> Result<Failure, String> {
     if test.truncated {
-        // The tracer's own account (e.g. paf.Timeout: the test did not end within 60 s) says
-        // why it stopped; show it when there is one.
-        let why = match &test.exception {
-            Some(e) => match &e.message {
-                Some(m) => format!(" ({}: {m})", e.kind),
-                None => format!(" ({})", e.kind),
-            },
-            None => String::new(),
-        };
-        return Err(format!(
-            "truncated event stream: the tracer stopped recording this test early{why}"
-        ));
+        return Err(truncated(test));
     }
     let exception = test
         .exception
         .as_ref()
         .ok_or_else(|| "the failing test has no exception".to_string())?;
     let kind = classify(&exception.kind)?;
-
-    // The crash site: the innermost stack frame that is instrumented code.
-    let mapped = exception.frames.iter().enumerate().find_map(|(depth, f)| {
-        let class = symbols.lookup(&f.class)?;
-        let method = symbols.lookup(&f.method)?;
-        let line = u32::try_from(f.line).ok()?;
-        let site = statements.at(class, method, line);
-        (!site.is_empty()).then_some((depth, f, site))
-    });
-    let Some((depth, frame_info, site)) = mapped else {
-        let top = exception
-            .frames
-            .first()
-            .map_or("an empty stack".to_string(), |f| {
-                format!("{}.{}", f.class, f.method)
-            });
-        return Err(format!(
-            "no stack frame is in instrumented code (the exception was raised in {top}); \
-             the test body or an uninstrumented library threw it"
-        ));
+    let site = Site::find(exception, statements, symbols)?;
+    let crash_event = site.crash_event(test, replay, symbols)?;
+    let crash = Crash {
+        event: crash_event,
+        frame: test.events[crash_event].frame(),
+        site: &site,
     };
-    // The crash event: the last event at the crash statement. A `throw new X()` line often has
-    // none (the exception's constructor is not instrumented); then the crash frame is the
-    // latest frame of the top stack frame's method, and the crash event its last event.
-    let crash_event = match test
-        .events
-        .iter()
-        .rposition(|e| e.stmt().is_some_and(|s| site.contains(&s)))
-    {
-        Some(i) => i,
-        None => {
-            let method = symbols.lookup(&format!("{}.{}", frame_info.class, frame_info.method));
-            let frame = replay
-                .frames
-                .iter()
-                .filter(|(_, f)| Some(f.method) == method)
-                .max_by_key(|(_, f)| f.enter)
-                .map(|(id, _)| *id);
-            frame
-                .and_then(|fr| {
-                    test.events
-                        .iter()
-                        .rposition(|e| e.frame() == Some(fr) && e.stmt().is_some())
-                })
-                .ok_or_else(|| {
-                    format!(
-                        "no event was recorded at the crash statement {}.{} ({}:{})",
-                        frame_info.class,
-                        frame_info.method,
-                        frame_info.file.as_deref().unwrap_or("?"),
-                        frame_info.line
-                    )
-                })?
-        }
-    };
-    let crash_frame = test.events[crash_event].frame();
-    let thrown_at = test.events[crash_event]
-        .stmt()
-        .expect("found by its statement");
-    let before = |u: &&UseRecord| u.event as usize <= crash_event && Some(u.frame) == crash_frame;
-    let at_site = |u: &&UseRecord| site.contains(&u.stmt);
+    let (crash_uses, fallback) = crash.uses(kind, exception, replay)?;
 
-    let mut fallback = None;
-    let crash_uses: Vec<&UseRecord> = if depth > 0 {
-        let callee = &exception.frames[depth - 1];
-        fallback = Some(format!(
-            "the exception was raised in uninstrumented {}.{}; the crash variables are the \
-             arguments passed to it",
-            callee.class, callee.method
-        ));
-        let args = last_run(replay, crash_event, crash_frame, site, |u| {
-            u.role == Role::Arg
-        });
-        let nulls: Vec<&UseRecord> = args.iter().copied().filter(|u| u.null).collect();
-        if nulls.is_empty() { args } else { nulls }
-    } else {
-        match kind {
-            CrashKind::Deref | CrashKind::Index => {
-                let want = if kind == CrashKind::Deref {
-                    Role::Deref
-                } else {
-                    Role::Index
-                };
-                let exact = replay
-                    .uses
-                    .iter()
-                    .filter(before)
-                    .filter(at_site)
-                    .rfind(|u| u.role == want);
-                match exact {
-                    Some(u) => vec![u],
-                    None => {
-                        let any = replay.uses.iter().filter(before).rfind(at_site);
-                        if any.is_some() {
-                            fallback = Some(format!(
-                                "no use with role {:?} was recorded at the crash statement; using the \
-                                 last variable used there",
-                                format!("{want:?}").to_lowercase()
-                            ));
-                        }
-                        any.into_iter().collect()
-                    }
-                }
-            }
-            CrashKind::Branch => match replay.uses.iter().filter(before).rfind(|u| u.branch) {
-                Some(last) => replay
-                    .uses
-                    .iter()
-                    .filter(|u| u.branch && u.event == last.event)
-                    .collect(),
-                None => {
-                    return Err(format!(
-                        "{} was not thrown under a branch: no branch was recorded in the throwing \
-                             frame before the throw",
-                        exception.kind
-                    ));
-                }
-            },
-        }
-    };
-    if crash_uses.is_empty() {
-        return Err(format!(
-            "no crash variable: no suitable use was recorded at the crash statement {}:{}",
-            frame_info.file.as_deref().unwrap_or("?"),
-            frame_info.line
-        ));
-    }
-
-    // The MUT: the last call from the test body that did not return normally.
     let mut_frame = replay.mut_frame().ok_or_else(|| {
         "no call from the test body into instrumented code threw: the exception came from \
              the test body itself"
             .to_string()
     })?;
     let mut_info = &replay.frames[&mut_frame];
-    let mut_start = 2 * mut_info.enter as i64;
+    Ok(Failure {
+        test: test.index,
+        exception: exception.kind.clone(),
+        kind,
+        crash_stmt: crash_uses[0].stmt,
+        thrown_at: test.events[crash_event]
+            .stmt()
+            .expect("found by its statement"),
+        mut_method: mut_info.method,
+        mut_enter: mut_info.enter,
+        vars: crash_vars(replay, &crash_uses, 2 * mut_info.enter as i64),
+        fallback,
+        events: test.events.len(),
+    })
+}
 
-    let crash_stmt = crash_uses[0].stmt;
+/// Why a truncated test is unanalyzed. The tracer's own account (e.g. `paf.Timeout: the test
+/// did not end within 60 s`) says why it stopped; it is shown when there is one.
+fn truncated(test: &TestTrace) -> String {
+    let why = match &test.exception {
+        Some(e) => match &e.message {
+            Some(m) => format!(" ({}: {m})", e.kind),
+            None => format!(" ({})", e.kind),
+        },
+        None => String::new(),
+    };
+    format!("truncated event stream: the tracer stopped recording this test early{why}")
+}
+
+/// Where the exception surfaced in instrumented code: the innermost stack frame that maps to
+/// statements of the bundle.
+struct Site<'e> {
+    /// Stack frames above it (0: the exception was raised in instrumented code).
+    depth: usize,
+    frame: &'e StackFrame,
+    /// The statements of that frame's line (a per-instruction tracer may have several).
+    stmts: &'e [StmtIx],
+}
+
+impl<'e> Site<'e> {
+    fn find(
+        exception: &'e ExceptionInfo,
+        statements: &'e StatementTable,
+        symbols: &Symbols,
+    ) -> Result<Site<'e>, String> {
+        let mapped = exception.frames.iter().enumerate().find_map(|(depth, f)| {
+            let class = symbols.lookup(&f.class)?;
+            let method = symbols.lookup(&f.method)?;
+            let line = u32::try_from(f.line).ok()?;
+            let stmts = statements.at(class, method, line);
+            (!stmts.is_empty()).then_some(Site {
+                depth,
+                frame: f,
+                stmts,
+            })
+        });
+        mapped.ok_or_else(|| {
+            let top = exception
+                .frames
+                .first()
+                .map_or("an empty stack".to_string(), |f| {
+                    format!("{}.{}", f.class, f.method)
+                });
+            format!(
+                "no stack frame is in instrumented code (the exception was raised in {top}); \
+                 the test body or an uninstrumented library threw it"
+            )
+        })
+    }
+
+    /// `file:line` of the site, for messages.
+    fn position(&self) -> String {
+        format!(
+            "{}:{}",
+            self.frame.file.as_deref().unwrap_or("?"),
+            self.frame.line
+        )
+    }
+
+    /// The crash event: the last event at the crash statement. A `throw new X()` line often
+    /// has none (the exception's constructor is not instrumented); then the crash frame is the
+    /// latest frame of the site's method, and the crash event its last event.
+    fn crash_event(
+        &self,
+        test: &TestTrace,
+        replay: &Replay,
+        symbols: &Symbols,
+    ) -> Result<usize, String> {
+        if let Some(i) = test
+            .events
+            .iter()
+            .rposition(|e| e.stmt().is_some_and(|s| self.stmts.contains(&s)))
+        {
+            return Ok(i);
+        }
+        let f = self.frame;
+        let method = symbols.lookup(&format!("{}.{}", f.class, f.method));
+        let frame = replay
+            .frames
+            .iter()
+            .filter(|(_, info)| Some(info.method) == method)
+            .max_by_key(|(_, info)| info.enter)
+            .map(|(id, _)| *id);
+        frame
+            .and_then(|fr| {
+                test.events
+                    .iter()
+                    .rposition(|e| e.frame() == Some(fr) && e.stmt().is_some())
+            })
+            .ok_or_else(|| {
+                format!(
+                    "no event was recorded at the crash statement {}.{} ({})",
+                    f.class,
+                    f.method,
+                    self.position()
+                )
+            })
+    }
+}
+
+/// The crash: its event, the frame it happened in, and its site.
+struct Crash<'s, 'e> {
+    event: usize,
+    frame: Option<FrameId>,
+    site: &'s Site<'e>,
+}
+
+impl Crash<'_, '_> {
+    /// A use in the crash frame no later than the crash.
+    fn before(&self, u: &UseRecord) -> bool {
+        u.event as usize <= self.event && Some(u.frame) == self.frame
+    }
+
+    fn at_site(&self, u: &UseRecord) -> bool {
+        self.site.stmts.contains(&u.stmt)
+    }
+
+    /// The crash variables' uses by the exception's kind, and the fallback rule used, if any.
+    fn uses<'r>(
+        &self,
+        kind: CrashKind,
+        exception: &ExceptionInfo,
+        replay: &'r Replay,
+    ) -> Result<(Vec<&'r UseRecord>, Option<String>), String> {
+        let (uses, fallback) = if self.site.depth > 0 {
+            self.arguments(exception, replay)
+        } else {
+            match kind {
+                CrashKind::Deref => self.role(Role::Deref, replay),
+                CrashKind::Index => self.role(Role::Index, replay),
+                CrashKind::Branch => (self.branch(exception, replay)?, None),
+            }
+        };
+        if uses.is_empty() {
+            return Err(format!(
+                "no crash variable: no suitable use was recorded at the crash statement {}",
+                self.site.position()
+            ));
+        }
+        Ok((uses, fallback))
+    }
+
+    /// Raised in uninstrumented code: the arguments passed to it (the null ones, if any).
+    fn arguments<'r>(
+        &self,
+        exception: &ExceptionInfo,
+        replay: &'r Replay,
+    ) -> (Vec<&'r UseRecord>, Option<String>) {
+        let callee = &exception.frames[self.site.depth - 1];
+        let fallback = format!(
+            "the exception was raised in uninstrumented {}.{}; the crash variables are the \
+             arguments passed to it",
+            callee.class, callee.method
+        );
+        let args = last_run(replay, self.event, self.frame, self.site.stmts, |u| {
+            u.role == Role::Arg
+        });
+        let nulls: Vec<&UseRecord> = args.iter().copied().filter(|u| u.null).collect();
+        (if nulls.is_empty() { args } else { nulls }, Some(fallback))
+    }
+
+    /// The last use with `want`'s role at the site, or else the last use there at all.
+    fn role<'r>(&self, want: Role, replay: &'r Replay) -> (Vec<&'r UseRecord>, Option<String>) {
+        let mut at_site = replay
+            .uses
+            .iter()
+            .filter(|u| self.before(u) && self.at_site(u));
+        if let Some(u) = at_site.clone().rfind(|u| u.role == want) {
+            return (vec![u], None);
+        }
+        match at_site.next_back() {
+            Some(u) => (
+                vec![u],
+                Some(format!(
+                    "no use with role {:?} was recorded at the crash statement; using the \
+                     last variable used there",
+                    format!("{want:?}").to_lowercase()
+                )),
+            ),
+            None => (Vec::new(), None),
+        }
+    }
+
+    /// Every variable of the last branch the crash frame took before the throw.
+    fn branch<'r>(
+        &self,
+        exception: &ExceptionInfo,
+        replay: &'r Replay,
+    ) -> Result<Vec<&'r UseRecord>, String> {
+        let last = replay
+            .uses
+            .iter()
+            .filter(|u| self.before(u))
+            .rfind(|u| u.branch)
+            .ok_or_else(|| {
+                format!(
+                    "{} was not thrown under a branch: no branch was recorded in the throwing \
+                     frame before the throw",
+                    exception.kind
+                )
+            })?;
+        Ok(replay
+            .uses
+            .iter()
+            .filter(|u| u.branch && u.event == last.event)
+            .collect())
+    }
+}
+
+/// Each distinct crash variable backtracked to its origin; local if the origin executed after
+/// the MUT was entered (`mut_start`, a locality time).
+fn crash_vars(replay: &Replay, uses: &[&UseRecord], mut_start: i64) -> Vec<CrashVar> {
     let mut vars: Vec<CrashVar> = Vec::new();
-    for u in crash_uses {
+    for u in uses {
         if vars.iter().any(|v| v.var == u.var) {
             continue;
         }
@@ -279,18 +380,7 @@ pub fn analyze_failure(
             chain,
         });
     }
-    Ok(Failure {
-        test: test.index,
-        exception: exception.kind.clone(),
-        kind,
-        crash_stmt,
-        thrown_at,
-        mut_method: mut_info.method,
-        mut_enter: mut_info.enter,
-        vars,
-        fallback,
-        events: test.events.len(),
-    })
+    vars
 }
 
 /// The uses matching `keep` at the crash site in the crash frame, in the contiguous run of

@@ -121,14 +121,33 @@ pub struct ReplayError {
 /// default counts as executed when the object's outermost constructor was entered (PAF 3.2
 /// bundles field initializers with the constructor).
 pub fn replay(test: &TestTrace) -> Result<Replay, ReplayError> {
-    let mut r = Replay::default();
-    let mut last: FxHashMap<Var, u32> = FxHashMap::default();
-    // Array allocations define every element; they are looked up lazily on first read so a
-    // large array costs one entry, not one per element.
-    let mut arrays: FxHashMap<ObjId, (u64, u32)> = FxHashMap::default();
-    let ctor_entries = constructor_entries(test);
-
+    let mut r = Replayer {
+        test,
+        out: Replay::default(),
+        last: FxHashMap::default(),
+        arrays: FxHashMap::default(),
+        ctor_entries: constructor_entries(test),
+    };
     for (i, event) in test.events.iter().enumerate() {
+        r.step(i, event)?;
+    }
+    Ok(r.out)
+}
+
+/// The state of a replay: what it has built, and the reaching definition of every variable.
+struct Replayer<'t> {
+    test: &'t TestTrace,
+    out: Replay,
+    /// The latest definition of each variable by dynamic identity.
+    last: FxHashMap<Var, u32>,
+    /// Array allocations define every element; they are looked up lazily on first read so a
+    /// large array costs one entry, not one per element: id -> (length, allocating event).
+    arrays: FxHashMap<ObjId, (u64, u32)>,
+    ctor_entries: FxHashMap<ObjId, Vec<u32>>,
+}
+
+impl Replayer<'_> {
+    fn step(&mut self, i: usize, event: &Event) -> Result<(), ReplayError> {
         let at = i as u32;
         match event {
             Event::Enter {
@@ -137,7 +156,7 @@ pub fn replay(test: &TestTrace) -> Result<Replay, ReplayError> {
                 caller,
                 ..
             } => {
-                r.frames.insert(
+                self.out.frames.insert(
                     *frame,
                     FrameInfo {
                         method: *method,
@@ -147,11 +166,11 @@ pub fn replay(test: &TestTrace) -> Result<Replay, ReplayError> {
                     },
                 );
                 if caller.is_none() {
-                    r.top_level.push(*frame);
+                    self.out.top_level.push(*frame);
                 }
             }
             Event::Exit { frame, threw } => {
-                if let Some(info) = r.frames.get_mut(frame) {
+                if let Some(info) = self.out.frames.get_mut(frame) {
                     info.exit = Some((at, threw.is_some()));
                 }
             }
@@ -160,61 +179,7 @@ pub fn replay(test: &TestTrace) -> Result<Replay, ReplayError> {
                 stmt,
                 var,
                 source,
-            } => {
-                let name = name_of(*var, &r.frames);
-                let (kind, time) = match *source {
-                    Source::Copy { from, cast } => {
-                        let reach = reaching(&last, &arrays, &mut r.defs, from, test);
-                        if from == *var && reach.is_none() {
-                            return Err(ReplayError {
-                                event: i,
-                                message: "copy chain loops: this definition copies from the variable it \
-                                          defines, which has no earlier definition (expected \"from\" to \
-                                          name the real source)"
-                                    .to_string(),
-                            });
-                        }
-                        let from_name = name_of(from, &r.frames);
-                        r.uses.push(UseRecord {
-                            event: at,
-                            frame: *frame,
-                            stmt: *stmt,
-                            var: from_name,
-                            role: Role::Value,
-                            null: false,
-                            branch: false,
-                            reach,
-                        });
-                        (
-                            DefKind::Copy {
-                                from: from_name,
-                                source: reach,
-                                cast,
-                            },
-                            2 * i as i64,
-                        )
-                    }
-                    Source::Made { how, callee } => {
-                        let time = if how == How::Param {
-                            r.frames
-                                .get(frame)
-                                .map_or(2 * i as i64, |f| 2 * f.enter as i64 - 1)
-                        } else {
-                            2 * i as i64
-                        };
-                        (DefKind::Made { how, callee }, time)
-                    }
-                };
-                let ix = r.defs.len() as u32;
-                r.defs.push(Definition {
-                    event: at,
-                    stmt: *stmt,
-                    var: name,
-                    kind,
-                    time,
-                });
-                last.insert(*var, ix);
-            }
+            } => self.def(i, *frame, *stmt, *var, *source)?,
             Event::Use {
                 frame,
                 stmt,
@@ -222,75 +187,144 @@ pub fn replay(test: &TestTrace) -> Result<Replay, ReplayError> {
                 role,
                 null,
             } => {
-                let reach = reaching(&last, &arrays, &mut r.defs, *var, test);
-                r.uses.push(UseRecord {
-                    event: at,
-                    frame: *frame,
-                    stmt: *stmt,
-                    var: name_of(*var, &r.frames),
-                    role: *role,
-                    null: *null,
-                    branch: false,
-                    reach,
-                });
+                let reach = self.reaching(*var);
+                self.used(at, *frame, *stmt, *var, reach, *role, *null, false);
             }
             Event::Branch { frame, stmt, uses } => {
                 for var in uses {
-                    let reach = reaching(&last, &arrays, &mut r.defs, *var, test);
-                    r.uses.push(UseRecord {
-                        event: at,
-                        frame: *frame,
-                        stmt: *stmt,
-                        var: name_of(*var, &r.frames),
-                        role: Role::Value,
-                        null: false,
-                        branch: true,
-                        reach,
-                    });
+                    let reach = self.reaching(*var);
+                    self.used(at, *frame, *stmt, *var, reach, Role::Value, false, true);
                 }
             }
             Event::Alloc {
                 obj,
                 frame,
-                stmt,
                 fields,
                 length,
-            } => {
-                let time = 2 * bundled_with_constructor(
-                    at,
-                    *obj,
-                    *frame,
-                    &r.frames,
-                    &ctor_entries,
-                    &test.events,
-                ) as i64;
-                for &(field, decl) in fields {
-                    let ix = r.defs.len() as u32;
-                    r.defs.push(Definition {
-                        event: at,
-                        stmt: decl,
-                        var: VarName::Named(field),
-                        kind: DefKind::Default,
-                        time,
+                ..
+            } => self.alloc(at, *obj, *frame, fields, *length),
+        }
+        Ok(())
+    }
+
+    /// Records a use of `var` whose reaching definition is `reach`.
+    #[allow(clippy::too_many_arguments)] // one field each of the use record
+    fn used(
+        &mut self,
+        at: u32,
+        frame: FrameId,
+        stmt: StmtIx,
+        var: Var,
+        reach: Option<u32>,
+        role: Role,
+        null: bool,
+        branch: bool,
+    ) {
+        let var = name_of(var, &self.out.frames);
+        self.out.uses.push(UseRecord {
+            event: at,
+            frame,
+            stmt,
+            var,
+            role,
+            null,
+            branch,
+            reach,
+        });
+    }
+
+    fn def(
+        &mut self,
+        i: usize,
+        frame: FrameId,
+        stmt: StmtIx,
+        var: Var,
+        source: Source,
+    ) -> Result<(), ReplayError> {
+        let at = i as u32;
+        let name = name_of(var, &self.out.frames);
+        let (kind, time) = match source {
+            Source::Copy { from, cast } => {
+                let reach = self.reaching(from);
+                if from == var && reach.is_none() {
+                    return Err(ReplayError {
+                        event: i,
+                        message: "copy chain loops: this definition copies from the variable it \
+                                  defines, which has no earlier definition (expected \"from\" to \
+                                  name the real source)"
+                            .to_string(),
                     });
-                    last.insert(
-                        Var::Field {
-                            obj: *obj,
-                            name: field,
-                        },
-                        ix,
-                    );
                 }
-                if let Some(length) = length {
-                    // Any earlier elements of a recycled id are gone with the old array.
-                    last.retain(|v, _| !matches!(v, Var::Elem { array, .. } if array == obj));
-                    arrays.insert(*obj, (*length, at));
-                    let _ = stmt;
-                }
+                // A copy uses its source.
+                self.used(at, frame, stmt, from, reach, Role::Value, false, false);
+                let from = name_of(from, &self.out.frames);
+                let kind = DefKind::Copy {
+                    from,
+                    source: reach,
+                    cast,
+                };
+                (kind, 2 * i as i64)
             }
+            Source::Made { how, callee } => {
+                let time = match (how, self.out.frames.get(&frame)) {
+                    (How::Param, Some(f)) => 2 * f.enter as i64 - 1,
+                    _ => 2 * i as i64,
+                };
+                (DefKind::Made { how, callee }, time)
+            }
+        };
+        let ix = self.out.defs.len() as u32;
+        self.out.defs.push(Definition {
+            event: at,
+            stmt,
+            var: name,
+            kind,
+            time,
+        });
+        self.last.insert(var, ix);
+        Ok(())
+    }
+
+    /// An allocation defines its fields (their defaults, bundled with the constructor) and, for
+    /// an array, every element.
+    fn alloc(
+        &mut self,
+        at: u32,
+        obj: ObjId,
+        frame: Option<FrameId>,
+        fields: &[(Sym, StmtIx)],
+        length: Option<u64>,
+    ) {
+        let time = 2 * bundled_with_constructor(
+            at,
+            obj,
+            frame,
+            &self.out.frames,
+            &self.ctor_entries,
+            &self.test.events,
+        ) as i64;
+        for &(field, decl) in fields {
+            let ix = self.out.defs.len() as u32;
+            self.out.defs.push(Definition {
+                event: at,
+                stmt: decl,
+                var: VarName::Named(field),
+                kind: DefKind::Default,
+                time,
+            });
+            self.last.insert(Var::Field { obj, name: field }, ix);
+        }
+        if let Some(length) = length {
+            // Any earlier elements of a recycled id are gone with the old array.
+            self.last
+                .retain(|v, _| !matches!(v, Var::Elem { array, .. } if *array == obj));
+            self.arrays.insert(obj, (length, at));
         }
     }
-    Ok(r)
+
+    fn reaching(&mut self, var: Var) -> Option<u32> {
+        reaching(&self.last, &self.arrays, &mut self.out.defs, var, self.test)
+    }
 }
 
 /// The reaching definition of `var`, materialising an array element's default on first read.

@@ -176,124 +176,113 @@ fn test_table(report: &Report) -> Table {
 
 /// CSV with a header row.
 pub fn csv(report: &Report, by: By) -> String {
+    let rows = match by {
+        By::FlowSet => flow_set_rows(report),
+        By::Test => test_rows(report),
+    };
     let mut w = csv::Writer::from_writer(Vec::new());
-    let opt = |v: Option<f64>| v.map(|l| l.to_string()).unwrap_or_default();
-    let origin_cols = |o: &OriginReport| {
-        [
+    for row in rows {
+        // Writing to a Vec cannot fail, and every row has the header's width.
+        w.write_record(&row).expect("CSV into memory");
+    }
+    String::from_utf8(w.into_inner().expect("CSV into memory")).expect("CSV of UTF-8 strings")
+}
+
+fn header(names: &[&str]) -> Vec<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}
+
+fn likelihood_cell(v: Option<f64>) -> String {
+    v.map(|l| l.to_string()).unwrap_or_default()
+}
+
+fn flow_set_rows(report: &Report) -> Vec<Vec<String>> {
+    let mut rows = vec![header(&[
+        "rank",
+        "locality",
+        "likelihood",
+        "exception",
+        "crash_file",
+        "crash_line",
+        "crash_method",
+        "variables",
+        "origin_file",
+        "origin_line",
+        "origin_method",
+        "tests",
+        "representative",
+    ])];
+    for fs in &report.flow_sets {
+        let o = &fs.crash.origin;
+        rows.push(vec![
+            fs.rank.to_string(),
+            fs.locality.to_string(),
+            likelihood_cell(fs.likelihood),
+            fs.crash.exception.clone(),
+            fs.crash.statement.file.clone(),
+            fs.crash.statement.line.to_string(),
+            fs.crash.statement.method.clone(),
+            fs.crash.variables.join(" "),
             o.file.clone().unwrap_or_default(),
             o.line.map(|l| l.to_string()).unwrap_or_default(),
             o.method.clone().unwrap_or_default(),
-        ]
-    };
-    // Writing to a Vec cannot fail, and every row has the header's width.
-    let write = |w: &mut csv::Writer<Vec<u8>>, row: Vec<String>| {
-        w.write_record(&row).expect("CSV into memory");
-    };
-    match by {
-        By::FlowSet => {
-            write(
-                &mut w,
-                [
-                    "rank",
-                    "locality",
-                    "likelihood",
-                    "exception",
-                    "crash_file",
-                    "crash_line",
-                    "crash_method",
-                    "variables",
-                    "origin_file",
-                    "origin_line",
-                    "origin_method",
-                    "tests",
-                    "representative",
-                ]
-                .map(String::from)
-                .to_vec(),
-            );
-            for fs in &report.flow_sets {
-                let [of, ol, om] = origin_cols(&fs.crash.origin);
-                write(
-                    &mut w,
-                    vec![
-                        fs.rank.to_string(),
-                        fs.locality.to_string(),
-                        opt(fs.likelihood),
-                        fs.crash.exception.clone(),
-                        fs.crash.statement.file.clone(),
-                        fs.crash.statement.line.to_string(),
-                        fs.crash.statement.method.clone(),
-                        fs.crash.variables.join(" "),
-                        of,
-                        ol,
-                        om,
-                        fs.tests.join(" "),
-                        fs.representative.clone(),
-                    ],
-                );
-            }
-        }
-        By::Test => {
-            write(
-                &mut w,
-                [
-                    "rank",
-                    "test",
-                    "flow_set_rank",
-                    "locality",
-                    "likelihood",
-                    "reason",
-                ]
-                .map(String::from)
-                .to_vec(),
-            );
-            for tr in &report.tests {
-                let row = match tr.flow_set_rank {
-                    Some(r) => {
-                        let fs = &report.flow_sets[r - 1];
-                        vec![
-                            tr.rank.to_string(),
-                            tr.test.clone(),
-                            r.to_string(),
-                            fs.locality.to_string(),
-                            opt(fs.likelihood),
-                            String::new(),
-                        ]
-                    }
-                    None => {
-                        let reason = report
-                            .unanalyzed
-                            .iter()
-                            .find(|u| u.test == tr.test)
-                            .map(|u| u.reason.clone())
-                            .unwrap_or_default();
-                        vec![
-                            tr.rank.to_string(),
-                            tr.test.clone(),
-                            String::new(),
-                            "unanalyzed".to_string(),
-                            String::new(),
-                            reason,
-                        ]
-                    }
-                };
-                write(&mut w, row);
-            }
-            // Failures `--exclude-od` took out: not ranked, listed with their evidence.
-            for e in &report.excluded {
-                write(
-                    &mut w,
-                    vec![
-                        String::new(),
-                        e.test.clone(),
-                        String::new(),
-                        "excluded".to_string(),
-                        String::new(),
-                        format!("order-caused: {}", excluded(e)),
-                    ],
-                );
-            }
-        }
+            fs.tests.join(" "),
+            fs.representative.clone(),
+        ]);
     }
-    String::from_utf8(w.into_inner().expect("CSV into memory")).expect("CSV of UTF-8 strings")
+    rows
+}
+
+fn test_rows(report: &Report) -> Vec<Vec<String>> {
+    let mut rows = vec![header(&[
+        "rank",
+        "test",
+        "flow_set_rank",
+        "locality",
+        "likelihood",
+        "reason",
+    ])];
+    for tr in &report.tests {
+        rows.push(match tr.flow_set_rank {
+            Some(r) => {
+                let fs = &report.flow_sets[r - 1];
+                vec![
+                    tr.rank.to_string(),
+                    tr.test.clone(),
+                    r.to_string(),
+                    fs.locality.to_string(),
+                    likelihood_cell(fs.likelihood),
+                    String::new(),
+                ]
+            }
+            None => {
+                let reason = report
+                    .unanalyzed
+                    .iter()
+                    .find(|u| u.test == tr.test)
+                    .map(|u| u.reason.clone())
+                    .unwrap_or_default();
+                vec![
+                    tr.rank.to_string(),
+                    tr.test.clone(),
+                    String::new(),
+                    "unanalyzed".to_string(),
+                    String::new(),
+                    reason,
+                ]
+            }
+        });
+    }
+    // Failures `--exclude-od` took out: not ranked, listed with their evidence.
+    for e in &report.excluded {
+        rows.push(vec![
+            String::new(),
+            e.test.clone(),
+            String::new(),
+            "excluded".to_string(),
+            String::new(),
+            format!("order-caused: {}", excluded(e)),
+        ]);
+    }
+    rows
 }

@@ -30,6 +30,51 @@ struct Open {
     bad_lines: usize,
 }
 
+impl Open {
+    fn new(id: &str, line: u64) -> Open {
+        Open {
+            id: id.to_string(),
+            line,
+            events: Vec::new(),
+            event_lines: Vec::new(),
+            frames: FxHashMap::default(),
+            problems: Vec::new(),
+            bad_lines: 0,
+        }
+    }
+
+    /// The problems of a test the segment ended before its `end` record.
+    fn unfinished(mut self, seg: &RawSegment, path: &Path) -> Vec<Problem> {
+        let missing = match (&seg.fatal, seg.next_begin) {
+            // After a read error the error itself says why the test is cut short.
+            (Some(_), _) => None,
+            (None, Some(next)) => Some(format!(
+                "test {:?} has no end record: expected an end record before the next begin (line {next})",
+                self.id
+            )),
+            (None, None) => Some(format!(
+                "test {:?} has no end record: expected an end record before the end of the file \
+                 (a tracer that lost the test writes one with \"truncated\": true)",
+                self.id
+            )),
+        };
+        if let Some(m) = missing {
+            self.problems.push(Problem::at(path, self.line, m));
+        }
+        self.problems.extend(seg.fatal.clone());
+        self.problems
+    }
+}
+
+/// One line as a record, or the problem that says what was expected.
+fn parse<'t>(path: &Path, number: u64, text: &'t str) -> Result<Record<'t>, Problem> {
+    serde_json::from_str::<Record<'_>>(text).map_err(|e| {
+        Problem::json_record(path, number, text, &e, |s| {
+            serde_json::from_str::<Record<'_>>(s).map(drop)
+        })
+    })
+}
+
 /// Checks one segment and turns it into tests: its test (the segment's first line is its
 /// `begin`), then the problems of any lines after the test's `end` or before the first
 /// `begin`, each list in line order. A dropped segment (no bytes) gives nothing.
@@ -49,14 +94,7 @@ pub fn assemble(
     for (number, line) in seg.lines(path) {
         // The record is parsed into a local and used by reference: it is large, and moving it
         // through iterator adaptors cost a tenth of the reading time.
-        let parsed = line.and_then(|text| {
-            serde_json::from_str::<Record<'_>>(text).map_err(|e| {
-                Problem::json_record(path, number, text, &e, |s| {
-                    serde_json::from_str::<Record<'_>>(s).map(drop)
-                })
-            })
-        });
-        let record = match parsed {
+        let record = match line.and_then(|text| parse(path, number, text)) {
             Ok(record) => record,
             Err(p) => {
                 match open.as_mut() {
@@ -72,17 +110,7 @@ pub fn assemble(
         match (record.k, open.as_mut()) {
             // The scanner cut the file at every begin record, so this is the segment's first.
             (Kind::Begin, _) => match &record.test {
-                Some(id) => {
-                    open = Some(Open {
-                        id: id.to_string(),
-                        line: number,
-                        events: Vec::new(),
-                        event_lines: Vec::new(),
-                        frames: FxHashMap::default(),
-                        problems: Vec::new(),
-                        bad_lines: 0,
-                    })
-                }
+                Some(id) => open = Some(Open::new(id, number)),
                 None => stray.push(problem(
                     number,
                     "begin record lacks \"test\": expected the test id".into(),
@@ -112,28 +140,8 @@ pub fn assemble(
             },
         }
     }
-    if let Some(mut t) = open {
-        // After a read error the error itself says why the test is cut short.
-        match (&seg.fatal, seg.next_begin) {
-            (Some(_), _) => {}
-            (None, Some(next)) => t.problems.push(problem(
-                t.line,
-                format!(
-                    "test {:?} has no end record: expected an end record before the next begin (line {next})",
-                    t.id
-                ),
-            )),
-            (None, None) => t.problems.push(problem(
-                t.line,
-                format!(
-                    "test {:?} has no end record: expected an end record before the end of the file \
-                     (a tracer that lost the test writes one with \"truncated\": true)",
-                    t.id
-                ),
-            )),
-        }
-        t.problems.extend(seg.fatal.clone());
-        out.push(Err(t.problems));
+    if let Some(t) = open {
+        out.push(Err(t.unfinished(seg, path)));
     } else {
         stray.extend(seg.fatal.clone());
     }
@@ -217,150 +225,203 @@ fn convert(
     statements: &StatementTable,
     frames: &mut FxHashMap<FrameId, bool>,
 ) -> Result<Event, String> {
-    let need = |v: Option<u64>, field: &str, what: &str| {
-        v.ok_or_else(|| {
-            let kind = format!("{:?}", r.k).to_lowercase();
-            format!("{kind} record lacks \"{field}\": expected {what}")
-        })
-    };
-    let stmt_of = |id: u64| {
-        statements.resolve(id).ok_or_else(|| {
-            format!("unknown statement id {id}: expected an id from statements.jsonl")
-        })
-    };
-    let active = |frames: &FxHashMap<FrameId, bool>, frame: FrameId| match frames.get(&frame) {
-        Some(true) => Ok(()),
-        Some(false) => Err(format!(
-            "frame {frame} has already exited: expected an event of an active frame"
-        )),
-        None => Err(format!(
-            "frame {frame} was never entered: expected an enter record for it first"
-        )),
+    let mut c = Converter {
+        r,
+        symbols,
+        statements,
+        frames,
     };
     match r.k {
-        Kind::Enter => {
-            let frame = need(r.frame, "frame", "a new frame id")?;
-            let method = r.method.as_deref().ok_or_else(|| {
-                "enter record lacks \"method\": expected Class.method".to_string()
-            })?;
-            if frames.contains_key(&frame) {
+        Kind::Enter => c.enter(),
+        Kind::Exit => c.exit(),
+        Kind::Def => c.def(),
+        Kind::Use => c.use_(),
+        Kind::Branch => c.branch(),
+        Kind::Alloc => c.alloc(),
+        Kind::Begin | Kind::End => unreachable!("begin and end are handled by the reader"),
+    }
+}
+
+/// One event record being converted, with what it is checked against.
+struct Converter<'a, 'r, I> {
+    r: &'a Record<'r>,
+    symbols: &'a mut I,
+    statements: &'a StatementTable,
+    /// Frame id -> still active?
+    frames: &'a mut FxHashMap<FrameId, bool>,
+}
+
+impl<I: Intern> Converter<'_, '_, I> {
+    /// A required number field.
+    fn need(&self, v: Option<u64>, field: &str, what: &str) -> Result<u64, String> {
+        v.ok_or_else(|| {
+            let kind = format!("{:?}", self.r.k).to_lowercase();
+            format!("{kind} record lacks \"{field}\": expected {what}")
+        })
+    }
+
+    fn stmt_of(&self, id: u64) -> Result<StmtIx, String> {
+        self.statements.resolve(id).ok_or_else(|| {
+            format!("unknown statement id {id}: expected an id from statements.jsonl")
+        })
+    }
+
+    /// The record's statement, required.
+    fn stmt(&self) -> Result<StmtIx, String> {
+        self.stmt_of(self.need(self.r.stmt, "stmt", "a statement id")?)
+    }
+
+    fn active(&self, frame: FrameId) -> Result<(), String> {
+        match self.frames.get(&frame) {
+            Some(true) => Ok(()),
+            Some(false) => Err(format!(
+                "frame {frame} has already exited: expected an event of an active frame"
+            )),
+            None => Err(format!(
+                "frame {frame} was never entered: expected an enter record for it first"
+            )),
+        }
+    }
+
+    /// The executing frame, which must be active.
+    fn executing(&self) -> Result<FrameId, String> {
+        let frame = self.need(self.r.frame, "frame", "the executing frame id")?;
+        self.active(frame)?;
+        Ok(frame)
+    }
+
+    fn var(&mut self, v: &raw::Var<'_>, frame: FrameId) -> Result<Var, String> {
+        convert_var(v, frame, self.symbols, self.frames)
+    }
+
+    fn enter(&mut self) -> Result<Event, String> {
+        let r = self.r;
+        let frame = self.need(r.frame, "frame", "a new frame id")?;
+        let method = r
+            .method
+            .as_deref()
+            .ok_or_else(|| "enter record lacks \"method\": expected Class.method".to_string())?;
+        if self.frames.contains_key(&frame) {
+            return Err(format!(
+                "frame {frame} is entered a second time: expected a new frame id"
+            ));
+        }
+        if let Some(caller) = r.caller {
+            self.active(caller).map_err(|e| format!("caller: {e}"))?;
+        }
+        self.frames.insert(frame, true);
+        Ok(Event::Enter {
+            frame,
+            method: self.symbols.intern(method),
+            caller: r.caller,
+            this: r.this,
+            values: r.values.clone().map(Box::new),
+        })
+    }
+
+    fn exit(&mut self) -> Result<Event, String> {
+        let frame = self.need(self.r.frame, "frame", "the frame id that exits")?;
+        self.active(frame)?;
+        self.frames.insert(frame, false);
+        Ok(Event::Exit {
+            frame,
+            threw: self.r.throw.as_deref().map(|t| self.symbols.intern(t)),
+        })
+    }
+
+    fn def(&mut self) -> Result<Event, String> {
+        let r = self.r;
+        let frame = self.executing()?;
+        let stmt = self.stmt()?;
+        let var = r
+            .var
+            .as_ref()
+            .ok_or_else(|| "def record lacks \"var\": expected the variable defined".to_string())?;
+        let var = self.var(var, frame).map_err(|e| format!("var: {e}"))?;
+        let source = match (&r.from, r.how) {
+            (Some(from), None) => Source::Copy {
+                from: self.var(from, frame).map_err(|e| format!("from: {e}"))?,
+                cast: r.cast.unwrap_or(false),
+            },
+            (Some(_), Some(how)) => {
                 return Err(format!(
-                    "frame {frame} is entered a second time: expected a new frame id"
+                    "def record has both \"from\" and \"how\" ({}): expected \"from\" for a copy \
+                     or \"how\" for a non-copy, not both",
+                    how.as_str()
                 ));
             }
-            if let Some(caller) = r.caller {
-                active(frames, caller).map_err(|e| format!("caller: {e}"))?;
-            }
-            frames.insert(frame, true);
-            Ok(Event::Enter {
-                frame,
-                method: symbols.intern(method),
-                caller: r.caller,
-                this: r.this,
-                values: r.values.clone().map(Box::new),
-            })
+            (None, how) => Source::Made {
+                how: how.unwrap_or(How::Other),
+                callee: r.callee.as_deref().map(|c| self.symbols.intern(c)),
+            },
+        };
+        Ok(Event::Def {
+            frame,
+            stmt,
+            var,
+            source,
+        })
+    }
+
+    fn use_(&mut self) -> Result<Event, String> {
+        let r = self.r;
+        let frame = self.executing()?;
+        let stmt = self.stmt()?;
+        let var = r
+            .var
+            .as_ref()
+            .ok_or_else(|| "use record lacks \"var\": expected the variable used".to_string())?;
+        Ok(Event::Use {
+            frame,
+            stmt,
+            var: self.var(var, frame).map_err(|e| format!("var: {e}"))?,
+            role: r.role.unwrap_or(Role::Value),
+            null: r.null.unwrap_or(false),
+        })
+    }
+
+    fn branch(&mut self) -> Result<Event, String> {
+        let frame = self.executing()?;
+        let stmt = self.stmt()?;
+        let uses = self
+            .r
+            .uses
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .map(|(i, v)| self.var(v, frame).map_err(|e| format!("uses[{i}]: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Event::Branch { frame, stmt, uses })
+    }
+
+    fn alloc(&mut self) -> Result<Event, String> {
+        let r = self.r;
+        let obj = self.need(r.obj, "obj", "the new object's id")?;
+        if let Some(frame) = r.frame {
+            self.active(frame)?;
         }
-        Kind::Exit => {
-            let frame = need(r.frame, "frame", "the frame id that exits")?;
-            active(frames, frame)?;
-            frames.insert(frame, false);
-            Ok(Event::Exit {
-                frame,
-                threw: r.throw.as_deref().map(|t| symbols.intern(t)),
-            })
+        let stmt = r.stmt.map(|id| self.stmt_of(id)).transpose()?;
+        if r.length.is_some() && stmt.is_none() {
+            return Err(
+                "alloc record of an array lacks \"stmt\": expected the allocating statement"
+                    .to_string(),
+            );
         }
-        Kind::Def => {
-            let frame = need(r.frame, "frame", "the executing frame id")?;
-            active(frames, frame)?;
-            let stmt = stmt_of(need(r.stmt, "stmt", "a statement id")?)?;
-            let var = r.var.as_ref().ok_or_else(|| {
-                "def record lacks \"var\": expected the variable defined".to_string()
-            })?;
-            let var = convert_var(var, frame, symbols, frames).map_err(|e| format!("var: {e}"))?;
-            let source = match (&r.from, r.how) {
-                (Some(from), None) => Source::Copy {
-                    from: convert_var(from, frame, symbols, frames)
-                        .map_err(|e| format!("from: {e}"))?,
-                    cast: r.cast.unwrap_or(false),
-                },
-                (Some(_), Some(how)) => {
-                    return Err(format!(
-                        "def record has both \"from\" and \"how\" ({}): expected \"from\" for a copy \
-                         or \"how\" for a non-copy, not both",
-                        how.as_str()
-                    ));
-                }
-                (None, how) => Source::Made {
-                    how: how.unwrap_or(How::Other),
-                    callee: r.callee.as_deref().map(|c| symbols.intern(c)),
-                },
-            };
-            Ok(Event::Def {
-                frame,
-                stmt,
-                var,
-                source,
-            })
-        }
-        Kind::Use => {
-            let frame = need(r.frame, "frame", "the executing frame id")?;
-            active(frames, frame)?;
-            let stmt = stmt_of(need(r.stmt, "stmt", "a statement id")?)?;
-            let var = r.var.as_ref().ok_or_else(|| {
-                "use record lacks \"var\": expected the variable used".to_string()
-            })?;
-            Ok(Event::Use {
-                frame,
-                stmt,
-                var: convert_var(var, frame, symbols, frames).map_err(|e| format!("var: {e}"))?,
-                role: r.role.unwrap_or(Role::Value),
-                null: r.null.unwrap_or(false),
-            })
-        }
-        Kind::Branch => {
-            let frame = need(r.frame, "frame", "the executing frame id")?;
-            active(frames, frame)?;
-            let stmt = stmt_of(need(r.stmt, "stmt", "a statement id")?)?;
-            let uses = r
-                .uses
-                .as_deref()
-                .unwrap_or_default()
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    convert_var(v, frame, symbols, frames).map_err(|e| format!("uses[{i}]: {e}"))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Event::Branch { frame, stmt, uses })
-        }
-        Kind::Alloc => {
-            let obj = need(r.obj, "obj", "the new object's id")?;
-            if let Some(frame) = r.frame {
-                active(frames, frame)?;
-            }
-            let stmt = r.stmt.map(stmt_of).transpose()?;
-            if r.length.is_some() && stmt.is_none() {
-                return Err(
-                    "alloc record of an array lacks \"stmt\": expected the allocating statement"
-                        .to_string(),
-                );
-            }
-            let fields = r
-                .fields
-                .as_deref()
-                .unwrap_or_default()
-                .iter()
-                .map(|f| Ok((symbols.intern(&f.field), stmt_of(f.stmt)?)))
-                .collect::<Result<Vec<(_, StmtIx)>, String>>()?;
-            Ok(Event::Alloc {
-                obj,
-                frame: r.frame,
-                stmt,
-                fields,
-                length: r.length,
-            })
-        }
-        Kind::Begin | Kind::End => unreachable!("begin and end are handled by the reader"),
+        let fields = r
+            .fields
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .map(|f| Ok((self.symbols.intern(&f.field), self.stmt_of(f.stmt)?)))
+            .collect::<Result<Vec<(_, StmtIx)>, String>>()?;
+        Ok(Event::Alloc {
+            obj,
+            frame: r.frame,
+            stmt,
+            fields,
+            length: r.length,
+        })
     }
 }
 

@@ -2,27 +2,11 @@
 //! `testdata/golden/`. Run with `UPDATE_GOLDEN=1` to rewrite them, then review the diff.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use pretty_assertions::assert_eq;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Runs `paf` from the repository root, so paths in messages are relative and stable.
-fn paf(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_paf"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run paf");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).expect("UTF-8 stdout"),
-        String::from_utf8(out.stderr).expect("UTF-8 stderr"),
-    )
-}
+mod common;
+use common::{paf, root};
 
 /// Compares `actual` with the golden file, or rewrites it under `UPDATE_GOLDEN=1`.
 fn check(golden: &Path, actual: &str) {

@@ -4,36 +4,23 @@
 //! each case directory; run with `UPDATE_GOLDEN=1` to rewrite them, then review the diff.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use pretty_assertions::assert_eq;
+
+mod common;
+use common::root;
 
 /// Stands for the repository path wherever it would appear in an output.
 const ROOT_TOKEN: &str = "<ROOT>";
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// Runs `paf` from the repository root (so paths print as `testdata/malformed/...`) and
 /// returns its exit code, stdout and stderr with the repository path redacted.
 fn paf(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_paf"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run paf");
-    let redact = |bytes: Vec<u8>| {
-        String::from_utf8(bytes)
-            .expect("paf prints UTF-8")
-            .replace(root().to_str().expect("UTF-8 repository path"), ROOT_TOKEN)
-    };
-    (
-        out.status.code().unwrap_or(-1),
-        redact(out.stdout),
-        redact(out.stderr),
-    )
+    let (code, stdout, stderr) = common::paf(args);
+    let root = root();
+    let redact = |s: String| s.replace(root.to_str().expect("UTF-8 repository path"), ROOT_TOKEN);
+    (code, redact(stdout), redact(stderr))
 }
 
 /// The golden file format: exit code, then stdout, then stderr.

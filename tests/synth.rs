@@ -4,22 +4,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::Command;
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
-fn paf(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_paf"))
-        .args(args)
-        .output()
-        .expect("run paf");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).expect("UTF-8 stdout"),
-        String::from_utf8(out.stderr).expect("UTF-8 stderr"),
-    )
-}
+mod common;
+use common::paf;
 
 fn synth(dir: &Path, seed: u64, extra: &[&str]) {
     synth_sized(dir, (90, 150), seed, extra);

@@ -551,3 +551,29 @@ fn mut_is_the_last_top_level_call_that_threw() {
          x origin=1 t=8 local: 1->2 x const",
     );
 }
+
+/// The frame [`Replay::mut_frame`] picks in a test made of `events`, as the index of its
+/// `enter` event.
+fn mut_of(events: &[String]) -> Option<u32> {
+    let r = trace(&events.join("\n"), PASS);
+    let replay = replay(r.single()).expect("replays");
+    replay.mut_frame().map(|f| replay.frames[&f].enter)
+}
+
+#[test]
+fn the_mut_is_the_last_test_body_call_that_did_not_return() {
+    const M: &str = r#""method":"C.m""#;
+    let enter = |f: u32| format!(r#"{{"k":"enter","frame":{f},{M}}}"#);
+    let inner = |f: u32, c: u32| format!(r#"{{"k":"enter","frame":{f},{M},"caller":{c}}}"#);
+    let exit = |f: u32| format!(r#"{{"k":"exit","frame":{f}}}"#);
+    let threw = |f: u32| format!(r#"{{"k":"exit","frame":{f},"throw":"E"}}"#);
+    // Call 1 throws (caught by the test), call 2 returns: the MUT is call 1 (event 0).
+    assert_eq!(mut_of(&[enter(1), threw(1), enter(2), exit(2)]), Some(0));
+    // Call 2 never exits (the exception escaped to the test body); its callee threw.
+    assert_eq!(
+        mut_of(&[enter(1), threw(1), enter(2), inner(3, 2), threw(3)]),
+        Some(2)
+    );
+    // Every call returned: no MUT.
+    assert_eq!(mut_of(&[enter(1), exit(1)]), None);
+}

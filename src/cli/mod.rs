@@ -47,8 +47,22 @@ impl CliError {
 /// At most this many problems are printed by `rank` and `explain`; `validate` prints all.
 const PROBLEMS_SHOWN: usize = 20;
 
-/// Runs `paf` with the process's arguments.
+/// Runs `paf` with the process's arguments. A panic is a bug in paf, never bad input: it is
+/// reported with the documented exit code 1 (the default panic message, printed by the hook,
+/// says where).
 pub fn main() -> ExitCode {
+    std::panic::catch_unwind(parse_and_run).unwrap_or_else(|_| {
+        output::error("internal error: paf panicked; please report this with the command line");
+        ExitCode::from(exit::INTERNAL)
+    })
+}
+
+fn parse_and_run() -> ExitCode {
+    // Debug builds panic on request, so that a test can check the path a bug takes.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("PAF_TEST_PANIC").is_some() {
+        panic!("PAF_TEST_PANIC is set");
+    }
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -117,7 +117,7 @@ pub fn assemble(
                 )),
             },
             (Kind::End, Some(_)) => {
-                let t = open.take().expect("matched Some");
+                let t = open.take().expect("matched Some"); // the arm matched an open test
                 out.push(finish(t, number, &record, seg.index, path));
             }
             (_, None) => stray.push(problem(
@@ -489,6 +489,7 @@ fn convert_var(
             name: v.name.as_deref().map(|n| symbols.intern(n)),
         });
     }
+    // Exactly one kind is present (checked above) and it is none of the others.
     let frame = v.ret.expect("one kind is present");
     if !frames.contains_key(&frame) {
         return Err(format!(

@@ -185,7 +185,7 @@ fn find_jsonl(dir: &Path, name: &str, required: bool) -> Result<Option<PathBuf>,
                         .into_owned()
                 })
                 .collect();
-            let (last, rest) = names.split_last().expect("several");
+            let (last, rest) = names.split_last().expect("several"); // this arm has two or more
             Err(Problem::in_file(
                 dir,
                 format!(

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use clap::{Args, Subcommand};
 
-use super::super::{CliError, exit};
+use super::super::{CliError, exit, output};
 
 #[derive(Subcommand, Debug)]
 pub enum TraceCommand {
@@ -115,10 +115,10 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
     let dir = tracer_dir(a.tracer_dir.as_deref())?;
     let runner = dir.join("build/paf-runner.jar");
     if !runner.is_file() || !dir.join("build/paf-agent.jar").is_file() {
-        eprintln!(
+        output::note(format!(
             "paf trace: building the Java front end ({})",
             dir.join("build.sh").display()
-        );
+        ));
         let code = run(Command::new("bash").arg(dir.join("build.sh")), "build.sh")?;
         if code != 0 {
             return Err(CliError::Usage(format!(

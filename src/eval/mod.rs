@@ -3,11 +3,14 @@
 //! (RQ1, Table 5) and alarm precision and recall (RQ2, Table 6).
 //!
 //! Phases: [`input`] parses the truth, ranking and clusters files; the engine gathers what the
-//! baselines need from a bundle; [`jcrasher`], [`daikon`] and [`rebucket`] are the baselines;
-//! [`metrics`] are pure functions of rankings and clusterings; [`compare`] and
-//! [`compare_files`] build the [`EvalReport`] (`paf.eval/1`), which [`render`] and [`plot`]
-//! only format. See docs/evaluation.md.
+//! baselines need from a bundle; [`jcrasher`], [`daikon`] and [`rebucket`] are the baselines,
+//! and `baselines` builds every ranking and clustering of a bundle from them and PAF's report;
+//! [`metrics`] are pure functions of rankings and clusterings, which `measure` applies to test
+//! ids; [`compare`] and [`compare_files`] build the [`EvalReport`] (`paf.eval/1`), which
+//! [`render`] and [`plot`] only format. This file holds the report types and those entry
+//! points. See docs/evaluation.md.
 
+mod baselines;
 pub mod daikon;
 pub mod input;
 pub mod jcrasher;
@@ -17,7 +20,7 @@ pub mod plot;
 pub mod rebucket;
 pub mod render;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 
@@ -28,7 +31,7 @@ use crate::report::{self, Report};
 use crate::trace::{Bundle, Problem};
 use input::Truth;
 use jcrasher::AccessTable;
-use measure::{alarm_counts, clustering, items_faults, randomized, single, truth_summary};
+use measure::{clustering, items_faults, single, truth_summary};
 use metrics::{Alarms, Weighting};
 
 pub const EVAL_SCHEMA: &str = "paf.eval/1";
@@ -224,7 +227,9 @@ fn names(ids: &[&str]) -> String {
     ids.join(", ")
 }
 
-/// Measures PAF's report and the baselines computed from `facts` against `truth`.
+/// Measures PAF's report and the baselines computed from `facts` against `truth`, restricted to
+/// the bundle's failing tests. Rankings: PAF's three readings, the plain baselines, JCrasher,
+/// Daikon; clusterings: PAF's flow-sets, ReBucket, the two stack signatures.
 pub fn compare(
     paf: &Report,
     facts: &Facts,
@@ -250,258 +255,20 @@ pub fn compare(
         ));
     }
     let truth = truth.retain(|t| failing_set.contains(t));
-    let mut rankings = Vec::new();
 
-    // PAF, flow-sets: each flow-set one item, then each unanalyzed test one item.
-    let mut groups: Vec<Vec<&str>> = paf
-        .flow_sets
-        .iter()
-        .map(|fs| fs.tests.iter().map(String::as_str).collect())
-        .collect();
-    let mut local: Vec<bool> = paf
-        .flow_sets
-        .iter()
-        .map(|fs| fs.locality == "local")
-        .collect();
-    for u in &paf.unanalyzed {
-        groups.push(vec![u.test.as_str()]);
-        local.push(false);
-    }
-    let items = items_faults(&groups, &truth);
-    rankings.push(single(
-        "PAF (flow-sets)",
-        "flow-sets",
-        &items,
-        &truth,
-        Some(metrics::alarms(
-            local.iter().zip(&items).map(|(&a, f)| (a, !f.is_empty())),
-        )),
-    ));
-
-    // PAF, individual tests.
-    let local_of: HashMap<usize, bool> = paf
-        .flow_sets
-        .iter()
-        .map(|fs| (fs.rank, fs.locality == "local"))
-        .collect();
-    let tests: Vec<Vec<&str>> = paf.tests.iter().map(|t| vec![t.test.as_str()]).collect();
-    let items = items_faults(&tests, &truth);
-    let alarmed: Vec<bool> = paf
-        .tests
-        .iter()
-        .map(|t| {
-            t.flow_set_rank
-                .is_some_and(|r| local_of.get(&r) == Some(&true))
-        })
-        .collect();
-    rankings.push(single(
-        "PAF (tests)",
-        "tests",
-        &items,
-        &truth,
-        Some(metrics::alarms(
-            alarmed.iter().zip(&items).map(|(&a, f)| (a, !f.is_empty())),
-        )),
-    ));
-
-    // PAF read the way its flow-set table is meant to be read: each flow-set's representative
-    // in rank order (one test per alarm), then the other members, then the unanalyzed tests.
-    let mut reps: Vec<Vec<&str>> = paf
-        .flow_sets
-        .iter()
-        .map(|fs| vec![fs.representative.as_str()])
-        .collect();
-    reps.extend(paf.flow_sets.iter().flat_map(|fs| {
-        fs.tests
-            .iter()
-            .filter(|t| **t != fs.representative)
-            .map(|t| vec![t.as_str()])
-    }));
-    reps.extend(paf.unanalyzed.iter().map(|u| vec![u.test.as_str()]));
-    let items = items_faults(&reps, &truth);
-    let by_test: HashMap<&str, bool> = paf
-        .tests
-        .iter()
-        .zip(&alarmed)
-        .map(|(t, &a)| (t.test.as_str(), a))
-        .collect();
-    rankings.push(single(
-        "PAF (representatives first)",
-        "tests",
-        &items,
-        &truth,
-        Some(metrics::alarms(reps.iter().zip(&items).map(|(t, f)| {
-            (by_test.get(t[0]).copied().unwrap_or(false), !f.is_empty())
-        }))),
-    ));
-
-    // Baselines over the failing tests in bundle order.
+    // The baselines rank the failing tests, each one item, from bundle order.
     let singles: Vec<Vec<&str>> = failing.iter().map(|t| vec![*t]).collect();
-    let base_items = items_faults(&singles, &truth);
-    rankings.push(single("unordered", "tests", &base_items, &truth, None));
-    let all: Vec<bool> = vec![false; base_items.len()];
-    rankings.push(randomized(
-        "random",
-        &base_items,
-        &all,
-        &truth,
-        settings,
-        None,
-        Vec::new(),
-    ));
-
-    let verdicts: Vec<jcrasher::Verdict> = facts
-        .failing
-        .iter()
-        .map(|t| jcrasher::classify(t.exception.as_ref(), access))
-        .collect();
-    let alarm: Vec<bool> = verdicts.iter().map(|v| v.report).collect();
-    let classified = facts
-        .failing
-        .iter()
-        .zip(&verdicts)
-        .map(|(t, v)| Classified {
-            test: t.id.clone(),
-            alarm: v.report,
-            reason: v.reason.clone(),
-        })
-        .collect();
-    rankings.push(randomized(
-        "JCrasher",
-        &base_items,
-        &alarm,
-        &truth,
-        settings,
-        Some(alarm_counts(&alarm, &base_items)),
-        classified,
-    ));
-
-    let invariants =
-        daikon::Invariants::mine(facts.passing_entries.iter().map(|(m, v)| (m.as_str(), v)));
-    let decisions: Vec<(bool, String)> = facts
-        .failing
-        .iter()
-        .map(|t| match &t.mut_entry {
-            None => (
-                true,
-                "no call of the test body threw: nothing to check".to_string(),
-            ),
-            Some((method, None)) => (
-                true,
-                format!("{method}: the trace has no entry values to check"),
-            ),
-            Some((method, Some(values))) => {
-                let v = invariants.violations(method, values);
-                if v.is_empty() {
-                    (true, format!("{method}: no invariant at entry is violated"))
-                } else {
-                    (false, format!("{method}: violates {}", v.join("; ")))
-                }
-            }
-        })
-        .collect();
-    let alarm: Vec<bool> = decisions.iter().map(|(a, _)| *a).collect();
-    let classified = facts
-        .failing
-        .iter()
-        .zip(&decisions)
-        .map(|(t, (a, r))| Classified {
-            test: t.id.clone(),
-            alarm: *a,
-            reason: r.clone(),
-        })
-        .collect();
-    rankings.push(randomized(
-        "Daikon",
-        &base_items,
-        &alarm,
-        &truth,
-        settings,
-        Some(alarm_counts(&alarm, &base_items)),
-        classified,
-    ));
+    let items = items_faults(&singles, &truth);
+    let mut rankings = Vec::new();
+    rankings.extend(baselines::paf_rankings(paf, &truth));
+    rankings.extend(baselines::plain(&items, &truth, settings));
+    rankings.push(baselines::jcrasher(facts, access, &items, &truth, settings));
+    rankings.push(baselines::daikon(facts, &items, &truth, settings));
 
     // Clusterings of all failing tests, measured over the fault-revealing ones.
-    let mut clusterings = Vec::new();
-    let paf_clusters: Vec<Vec<&str>> = paf
-        .flow_sets
-        .iter()
-        .map(|fs| fs.tests.iter().map(String::as_str).collect())
-        .collect();
-    clusterings.push(clustering(
-        "PAF (flow-sets)",
-        &paf_clusters,
-        &truth,
-        settings.weighting,
-        None,
-    ));
-    // Stacks without the test method's frame (the last one), which differs in every test.
-    let stacks: Vec<&[crate::trace::StackFrame]> = facts
-        .failing
-        .iter()
-        .map(|t| {
-            t.exception
-                .as_ref()
-                .map_or(&[][..], |e| &e.frames[..e.frames.len().saturating_sub(1)])
-        })
-        .collect();
-    let methods: Vec<Vec<String>> = stacks
-        .iter()
-        .map(|s| {
-            s.iter()
-                .map(|f| format!("{}.{}", f.class, f.method))
-                .collect()
-        })
-        .collect();
-    let to_ids = |groups: Vec<Vec<usize>>| -> Vec<Vec<&str>> {
-        groups
-            .into_iter()
-            .map(|g| g.into_iter().map(|i| failing[i]).collect())
-            .collect()
-    };
-    let rb = rebucket::cluster(&methods, settings.rebucket);
-    clusterings.push(clustering(
-        "ReBucket",
-        &to_ids(rb),
-        &truth,
-        settings.weighting,
-        Some(settings.rebucket),
-    ));
-    let frame_text = |f: &crate::trace::StackFrame| format!("{}.{}:{}", f.class, f.method, f.line);
-    let exception = |i: usize| {
-        facts.failing[i]
-            .exception
-            .as_ref()
-            .map_or("(none)", |e| e.kind.as_str())
-            .to_string()
-    };
-    let top: Vec<String> = (0..failing.len())
-        .map(|i| {
-            let f = stacks[i]
-                .first()
-                .map_or("(test body)".to_string(), frame_text);
-            format!("{} at {f}", exception(i))
-        })
-        .collect();
-    clusterings.push(clustering(
-        "top frame",
-        &to_ids(rebucket::group_by_key(&top)),
-        &truth,
-        settings.weighting,
-        None,
-    ));
-    let whole: Vec<String> = (0..failing.len())
-        .map(|i| {
-            let frames: Vec<String> = stacks[i].iter().map(frame_text).collect();
-            format!("{} at {}", exception(i), frames.join(" < "))
-        })
-        .collect();
-    clusterings.push(clustering(
-        "whole stack",
-        &to_ids(rebucket::group_by_key(&whole)),
-        &truth,
-        settings.weighting,
-        None,
+    let mut clusterings = vec![baselines::paf_clustering(paf, &truth, settings.weighting)];
+    clusterings.extend(baselines::stack_clusterings(
+        facts, &failing, &truth, settings,
     ));
 
     EvalReport {

@@ -222,15 +222,6 @@ impl Invariants {
         }
         out
     }
-
-    /// How many invariants were mined in all.
-    pub fn count(&self) -> usize {
-        self.methods
-            .values()
-            .flat_map(|vars| vars.values())
-            .map(Vec::len)
-            .sum()
-    }
 }
 
 #[cfg(test)]
@@ -302,7 +293,6 @@ mod tests {
                 "this.slots.length == 4"
             ]
         );
-        assert_eq!(inv.count(), 5);
         // A failing call get(3) with head 1 violates the range and the constant.
         let bad = values(
             &[("i", Value::Int(3)), ("name", Value::Null)],
@@ -323,12 +313,12 @@ mod tests {
     #[test]
     fn one_sample_is_not_enough_and_mixed_nullness_gives_nothing() {
         let one = [values(&[("x", Value::Int(5))], &[])];
-        assert_eq!(Invariants::mine(one.iter().map(|v| ("m", v))).count(), 0);
+        assert!(Invariants::mine(one.iter().map(|v| ("m", v))).methods["m"].is_empty());
         let mixed = [
             values(&[("x", Value::Null)], &[]),
             values(&[("x", r(1))], &[]),
         ];
-        assert_eq!(Invariants::mine(mixed.iter().map(|v| ("m", v))).count(), 0);
+        assert!(Invariants::mine(mixed.iter().map(|v| ("m", v))).methods["m"].is_empty());
         let floats = [
             values(&[("x", Value::Num(0.5))], &[]),
             values(&[("x", Value::Int(2))], &[]),

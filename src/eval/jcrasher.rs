@@ -107,8 +107,6 @@ impl AccessTable {
 pub struct Verdict {
     /// Reported as a bug: "no precondition violation", an alarm.
     pub report: bool,
-    /// The public-to-public slice height, when the heuristic got that far.
-    pub height: Option<usize>,
     /// Why, in words.
     pub reason: String,
 }
@@ -203,54 +201,37 @@ pub fn slice_height(frames: &[StackFrame], test: usize, access: &AccessTable) ->
 /// Classifies a failing test by its exception. The stack's last frame is the test method's (the
 /// trace format cuts the stack there).
 pub fn classify(exception: Option<&ExceptionInfo>, access: &AccessTable) -> Verdict {
-    let suppress = |height, reason: String| Verdict {
+    let suppress = |reason: &str| Verdict {
         report: false,
-        height,
-        reason,
+        reason: reason.to_string(),
     };
     let Some(e) = exception else {
-        return suppress(None, "no exception recorded".into());
+        return suppress("no exception recorded");
     };
     match kind(&e.kind) {
         Kind::Checked => {
-            return suppress(
-                None,
-                "a checked exception: JCrasher ignores checked exceptions".into(),
-            );
+            return suppress("a checked exception: JCrasher ignores checked exceptions");
         }
         Kind::Error => {
-            return suppress(
-                None,
-                "an Error: JCrasher hides errors unless asked to show them".into(),
-            );
+            return suppress("an Error: JCrasher hides errors unless asked to show them");
         }
         Kind::Runtime => {}
     }
     if e.frames.len() <= 1 {
-        return suppress(
-            None,
-            "thrown by the test method itself (no frame above it)".into(),
-        );
+        return suppress("thrown by the test method itself (no frame above it)");
     }
     let test = e.frames.len() - 1;
-    let height = slice_height(&e.frames, test, access);
-    match height {
-        0 => suppress(
-            Some(0),
-            "height 0: no public method of a public class between the test and the throw".into(),
-        ),
+    match slice_height(&e.frames, test, access) {
+        0 => {
+            suppress("height 0: no public method of a public class between the test and the throw")
+        }
         1 if is_bug_exception(&e.kind) => Verdict {
             report: true,
-            height: Some(1),
             reason: "height 1 and an exception the JVM raises for a faulty method".into(),
         },
-        1 => suppress(
-            Some(1),
-            "height 1: the public method called directly probably got bad input".into(),
-        ),
+        1 => suppress("height 1: the public method called directly probably got bad input"),
         h => Verdict {
             report: true,
-            height: Some(h),
             reason: format!(
                 "height {h}: a public method passed the exception on from another public method"
             ),
@@ -367,6 +348,10 @@ mod tests {
         assert!(!v("java.io.IOException", &[("P", "get"), ("Q", "get")]).report);
         assert!(v("org.app.BadThing", &[("P", "get"), ("Q", "get")]).report);
         assert!(!v(NPE, &[]).report, "thrown by the test method");
-        assert_eq!(v(NPE, &[("P", "get"), ("Q", "get")]).height, Some(2));
+        assert!(
+            v(NPE, &[("P", "get"), ("Q", "get")])
+                .reason
+                .starts_with("height 2:")
+        );
     }
 }

@@ -3,24 +3,25 @@
 //! (RQ1, Table 5) and alarm precision and recall (RQ2, Table 6).
 //!
 //! Phases: [`input`] parses the truth, ranking and clusters files; the engine gathers what the
-//! baselines need from a bundle; [`jcrasher`], [`daikon`] and [`rebucket`] are the baselines;
-//! [`metrics`] are pure functions of rankings and clusterings; [`compare`] and
-//! [`compare_files`] build the [`EvalReport`] (`paf.eval/1`), which [`render`] and [`plot`]
-//! only format. See docs/evaluation.md.
+//! baselines need from a bundle; [`jcrasher`], [`daikon`] and [`rebucket`] are the baselines,
+//! and `baselines` builds every ranking and clustering of a bundle from them and PAF's report;
+//! [`metrics`] are pure functions of rankings and clusterings, which `measure` applies to test
+//! ids; [`compare`] and [`compare_files`] build the [`EvalReport`] (`paf.eval/1`), which
+//! [`render`] and [`plot`] only format. This file holds the report types and those entry
+//! points. See docs/evaluation.md.
 
+mod baselines;
 pub mod daikon;
 pub mod input;
 pub mod jcrasher;
+mod measure;
 pub mod metrics;
 pub mod plot;
 pub mod rebucket;
 pub mod render;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
-use rand::SeedableRng;
-use rand::seq::SliceRandom;
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::analysis::facts::Facts;
@@ -30,6 +31,7 @@ use crate::report::{self, Report};
 use crate::trace::{Bundle, Problem};
 use input::Truth;
 use jcrasher::AccessTable;
+use measure::{clustering, items_faults, single, truth_summary};
 use metrics::{Alarms, Weighting};
 
 pub const EVAL_SCHEMA: &str = "paf.eval/1";
@@ -225,23 +227,9 @@ fn names(ids: &[&str]) -> String {
     ids.join(", ")
 }
 
-/// The faults of each item of a ranking whose items are groups of tests.
-fn items_faults(groups: &[Vec<&str>], truth: &Truth) -> Vec<Vec<usize>> {
-    groups
-        .iter()
-        .map(|g| {
-            let mut f: Vec<usize> = g
-                .iter()
-                .flat_map(|t| truth.faults_of(t).iter().copied())
-                .collect();
-            f.sort_unstable();
-            f.dedup();
-            f
-        })
-        .collect()
-}
-
-/// Measures PAF's report and the baselines computed from `facts` against `truth`.
+/// Measures PAF's report and the baselines computed from `facts` against `truth`, restricted to
+/// the bundle's failing tests. Rankings: PAF's three readings, the plain baselines, JCrasher,
+/// Daikon; clusterings: PAF's flow-sets, ReBucket, the two stack signatures.
 pub fn compare(
     paf: &Report,
     facts: &Facts,
@@ -267,258 +255,20 @@ pub fn compare(
         ));
     }
     let truth = truth.retain(|t| failing_set.contains(t));
-    let mut rankings = Vec::new();
 
-    // PAF, flow-sets: each flow-set one item, then each unanalyzed test one item.
-    let mut groups: Vec<Vec<&str>> = paf
-        .flow_sets
-        .iter()
-        .map(|fs| fs.tests.iter().map(String::as_str).collect())
-        .collect();
-    let mut local: Vec<bool> = paf
-        .flow_sets
-        .iter()
-        .map(|fs| fs.locality == "local")
-        .collect();
-    for u in &paf.unanalyzed {
-        groups.push(vec![u.test.as_str()]);
-        local.push(false);
-    }
-    let items = items_faults(&groups, &truth);
-    rankings.push(single(
-        "PAF (flow-sets)",
-        "flow-sets",
-        &items,
-        &truth,
-        Some(metrics::alarms(
-            local.iter().zip(&items).map(|(&a, f)| (a, !f.is_empty())),
-        )),
-    ));
-
-    // PAF, individual tests.
-    let local_of: HashMap<usize, bool> = paf
-        .flow_sets
-        .iter()
-        .map(|fs| (fs.rank, fs.locality == "local"))
-        .collect();
-    let tests: Vec<Vec<&str>> = paf.tests.iter().map(|t| vec![t.test.as_str()]).collect();
-    let items = items_faults(&tests, &truth);
-    let alarmed: Vec<bool> = paf
-        .tests
-        .iter()
-        .map(|t| {
-            t.flow_set_rank
-                .is_some_and(|r| local_of.get(&r) == Some(&true))
-        })
-        .collect();
-    rankings.push(single(
-        "PAF (tests)",
-        "tests",
-        &items,
-        &truth,
-        Some(metrics::alarms(
-            alarmed.iter().zip(&items).map(|(&a, f)| (a, !f.is_empty())),
-        )),
-    ));
-
-    // PAF read the way its flow-set table is meant to be read: each flow-set's representative
-    // in rank order (one test per alarm), then the other members, then the unanalyzed tests.
-    let mut reps: Vec<Vec<&str>> = paf
-        .flow_sets
-        .iter()
-        .map(|fs| vec![fs.representative.as_str()])
-        .collect();
-    reps.extend(paf.flow_sets.iter().flat_map(|fs| {
-        fs.tests
-            .iter()
-            .filter(|t| **t != fs.representative)
-            .map(|t| vec![t.as_str()])
-    }));
-    reps.extend(paf.unanalyzed.iter().map(|u| vec![u.test.as_str()]));
-    let items = items_faults(&reps, &truth);
-    let by_test: HashMap<&str, bool> = paf
-        .tests
-        .iter()
-        .zip(&alarmed)
-        .map(|(t, &a)| (t.test.as_str(), a))
-        .collect();
-    rankings.push(single(
-        "PAF (representatives first)",
-        "tests",
-        &items,
-        &truth,
-        Some(metrics::alarms(reps.iter().zip(&items).map(|(t, f)| {
-            (by_test.get(t[0]).copied().unwrap_or(false), !f.is_empty())
-        }))),
-    ));
-
-    // Baselines over the failing tests in bundle order.
+    // The baselines rank the failing tests, each one item, from bundle order.
     let singles: Vec<Vec<&str>> = failing.iter().map(|t| vec![*t]).collect();
-    let base_items = items_faults(&singles, &truth);
-    rankings.push(single("unordered", "tests", &base_items, &truth, None));
-    let all: Vec<bool> = vec![false; base_items.len()];
-    rankings.push(randomized(
-        "random",
-        &base_items,
-        &all,
-        &truth,
-        settings,
-        None,
-        Vec::new(),
-    ));
-
-    let verdicts: Vec<jcrasher::Verdict> = facts
-        .failing
-        .iter()
-        .map(|t| jcrasher::classify(t.exception.as_ref(), access))
-        .collect();
-    let alarm: Vec<bool> = verdicts.iter().map(|v| v.report).collect();
-    let classified = facts
-        .failing
-        .iter()
-        .zip(&verdicts)
-        .map(|(t, v)| Classified {
-            test: t.id.clone(),
-            alarm: v.report,
-            reason: v.reason.clone(),
-        })
-        .collect();
-    rankings.push(randomized(
-        "JCrasher",
-        &base_items,
-        &alarm,
-        &truth,
-        settings,
-        Some(alarm_counts(&alarm, &base_items)),
-        classified,
-    ));
-
-    let invariants =
-        daikon::Invariants::mine(facts.passing_entries.iter().map(|(m, v)| (m.as_str(), v)));
-    let decisions: Vec<(bool, String)> = facts
-        .failing
-        .iter()
-        .map(|t| match &t.mut_entry {
-            None => (
-                true,
-                "no call of the test body threw: nothing to check".to_string(),
-            ),
-            Some((method, None)) => (
-                true,
-                format!("{method}: the trace has no entry values to check"),
-            ),
-            Some((method, Some(values))) => {
-                let v = invariants.violations(method, values);
-                if v.is_empty() {
-                    (true, format!("{method}: no invariant at entry is violated"))
-                } else {
-                    (false, format!("{method}: violates {}", v.join("; ")))
-                }
-            }
-        })
-        .collect();
-    let alarm: Vec<bool> = decisions.iter().map(|(a, _)| *a).collect();
-    let classified = facts
-        .failing
-        .iter()
-        .zip(&decisions)
-        .map(|(t, (a, r))| Classified {
-            test: t.id.clone(),
-            alarm: *a,
-            reason: r.clone(),
-        })
-        .collect();
-    rankings.push(randomized(
-        "Daikon",
-        &base_items,
-        &alarm,
-        &truth,
-        settings,
-        Some(alarm_counts(&alarm, &base_items)),
-        classified,
-    ));
+    let items = items_faults(&singles, &truth);
+    let mut rankings = Vec::new();
+    rankings.extend(baselines::paf_rankings(paf, &truth));
+    rankings.extend(baselines::plain(&items, &truth, settings));
+    rankings.push(baselines::jcrasher(facts, access, &items, &truth, settings));
+    rankings.push(baselines::daikon(facts, &items, &truth, settings));
 
     // Clusterings of all failing tests, measured over the fault-revealing ones.
-    let mut clusterings = Vec::new();
-    let paf_clusters: Vec<Vec<&str>> = paf
-        .flow_sets
-        .iter()
-        .map(|fs| fs.tests.iter().map(String::as_str).collect())
-        .collect();
-    clusterings.push(clustering(
-        "PAF (flow-sets)",
-        &paf_clusters,
-        &truth,
-        settings.weighting,
-        None,
-    ));
-    // Stacks without the test method's frame (the last one), which differs in every test.
-    let stacks: Vec<&[crate::trace::StackFrame]> = facts
-        .failing
-        .iter()
-        .map(|t| {
-            t.exception
-                .as_ref()
-                .map_or(&[][..], |e| &e.frames[..e.frames.len().saturating_sub(1)])
-        })
-        .collect();
-    let methods: Vec<Vec<String>> = stacks
-        .iter()
-        .map(|s| {
-            s.iter()
-                .map(|f| format!("{}.{}", f.class, f.method))
-                .collect()
-        })
-        .collect();
-    let to_ids = |groups: Vec<Vec<usize>>| -> Vec<Vec<&str>> {
-        groups
-            .into_iter()
-            .map(|g| g.into_iter().map(|i| failing[i]).collect())
-            .collect()
-    };
-    let rb = rebucket::cluster(&methods, settings.rebucket);
-    clusterings.push(clustering(
-        "ReBucket",
-        &to_ids(rb),
-        &truth,
-        settings.weighting,
-        Some(settings.rebucket),
-    ));
-    let frame_text = |f: &crate::trace::StackFrame| format!("{}.{}:{}", f.class, f.method, f.line);
-    let exception = |i: usize| {
-        facts.failing[i]
-            .exception
-            .as_ref()
-            .map_or("(none)", |e| e.kind.as_str())
-            .to_string()
-    };
-    let top: Vec<String> = (0..failing.len())
-        .map(|i| {
-            let f = stacks[i]
-                .first()
-                .map_or("(test body)".to_string(), frame_text);
-            format!("{} at {f}", exception(i))
-        })
-        .collect();
-    clusterings.push(clustering(
-        "top frame",
-        &to_ids(rebucket::group_by_key(&top)),
-        &truth,
-        settings.weighting,
-        None,
-    ));
-    let whole: Vec<String> = (0..failing.len())
-        .map(|i| {
-            let frames: Vec<String> = stacks[i].iter().map(frame_text).collect();
-            format!("{} at {}", exception(i), frames.join(" < "))
-        })
-        .collect();
-    clusterings.push(clustering(
-        "whole stack",
-        &to_ids(rebucket::group_by_key(&whole)),
-        &truth,
-        settings.weighting,
-        None,
+    let mut clusterings = vec![baselines::paf_clustering(paf, &truth, settings.weighting)];
+    clusterings.extend(baselines::stack_clusterings(
+        facts, &failing, &truth, settings,
     ));
 
     EvalReport {
@@ -611,211 +361,4 @@ pub fn compare_files(
         clusterings: clustering_evals,
         warnings,
     })
-}
-
-fn truth_summary(truth: &Truth, file: &str) -> TruthSummary {
-    TruthSummary {
-        file: file.to_string(),
-        faults: truth
-            .faults
-            .iter()
-            .enumerate()
-            .map(|(f, name)| FaultSummary {
-                fault: name.clone(),
-                tests: truth.tests_of_fault(f),
-            })
-            .collect(),
-        revealing_tests: truth.revealing().count(),
-        true_clusters: (0..truth.faults.len())
-            .filter(|&f| truth.tests_of_fault(f) > 0)
-            .count(),
-    }
-}
-
-/// A ranking measured as it is (one order).
-fn single(
-    name: &str,
-    unit: &'static str,
-    items: &[Vec<usize>],
-    truth: &Truth,
-    alarms: Option<Alarms>,
-) -> RankingEval {
-    let m = truth.faults.len();
-    let a = metrics::apfd(items, m);
-    RankingEval {
-        name: name.to_string(),
-        unit,
-        apfd: ApfdReport {
-            value: a.value,
-            n: a.n,
-            m: a.m,
-            tf_sum: Count::Exact(a.tf_sum()),
-            undetected: a
-                .undetected()
-                .iter()
-                .map(|&f| truth.faults[f].clone())
-                .collect(),
-            first: truth
-                .faults
-                .iter()
-                .zip(&a.first)
-                .map(|(f, t)| (f.clone(), t.map(|t| Count::Exact(t as u64))))
-                .collect(),
-        },
-        spread: None,
-        alarms,
-        curve: metrics::curve(items, m)
-            .into_iter()
-            .map(|(x, y)| [x, y])
-            .collect(),
-        classified: Vec::new(),
-    }
-}
-
-/// A ranking of `items` with the alarms (`alarm[i]`) first and a random order within each
-/// group, measured over `settings.runs` orders (run r shuffles with seed + r).
-fn randomized(
-    name: &str,
-    items: &[Vec<usize>],
-    alarm: &[bool],
-    truth: &Truth,
-    settings: &Settings,
-    alarms: Option<Alarms>,
-    classified: Vec<Classified>,
-) -> RankingEval {
-    let m = truth.faults.len();
-    let n = items.len();
-    let runs = settings.runs.max(1);
-    let first_group: Vec<usize> = (0..n).filter(|&i| alarm[i]).collect();
-    let second_group: Vec<usize> = (0..n).filter(|&i| !alarm[i]).collect();
-    let mut values = Vec::with_capacity(runs);
-    let mut tf_sum = 0u64;
-    let mut first_sum = vec![0u64; m];
-    let mut detected = vec![0usize; m];
-    let mut curve_sum = vec![0.0f64; n + 1];
-    for r in 0..runs {
-        let mut rng = ChaCha8Rng::seed_from_u64(settings.seed.wrapping_add(r as u64));
-        let mut a = first_group.clone();
-        let mut b = second_group.clone();
-        a.shuffle(&mut rng);
-        b.shuffle(&mut rng);
-        let order: Vec<Vec<usize>> = a.iter().chain(&b).map(|&i| items[i].clone()).collect();
-        let result = metrics::apfd(&order, m);
-        values.push(result.value);
-        tf_sum += result.tf_sum();
-        for (f, t) in result.first.iter().enumerate() {
-            if let Some(t) = t {
-                first_sum[f] += *t as u64;
-                detected[f] += 1;
-            }
-        }
-        for (k, (_, y)) in metrics::curve(&order, m).into_iter().enumerate() {
-            curve_sum[k] += y;
-        }
-    }
-    let mean = values.iter().sum::<f64>() / runs as f64;
-    let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / runs as f64;
-    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    RankingEval {
-        name: name.to_string(),
-        unit: "tests",
-        apfd: ApfdReport {
-            value: mean,
-            n,
-            m,
-            tf_sum: Count::Mean(tf_sum as f64 / runs as f64),
-            undetected: (0..m)
-                .filter(|&f| detected[f] == 0)
-                .map(|f| truth.faults[f].clone())
-                .collect(),
-            first: truth
-                .faults
-                .iter()
-                .enumerate()
-                .map(|(f, name)| {
-                    (
-                        name.clone(),
-                        (detected[f] > 0)
-                            .then(|| Count::Mean(first_sum[f] as f64 / detected[f] as f64)),
-                    )
-                })
-                .collect(),
-        },
-        spread: Some(Spread {
-            runs,
-            seeds: [settings.seed, settings.seed.wrapping_add(runs as u64 - 1)],
-            mean,
-            stddev: var.sqrt(),
-            min,
-            max,
-        }),
-        alarms,
-        curve: curve_sum
-            .iter()
-            .enumerate()
-            .map(|(k, s)| {
-                [
-                    if n == 0 { 0.0 } else { k as f64 / n as f64 },
-                    s / runs as f64,
-                ]
-            })
-            .collect(),
-        classified,
-    }
-}
-
-/// A clustering of tests measured over the truth's fault-revealing tests: other tests are
-/// dropped from its clusters, and a revealing test it does not place is a cluster of its own.
-fn clustering(
-    name: &str,
-    groups: &[Vec<&str>],
-    truth: &Truth,
-    weighting: Weighting,
-    params: Option<rebucket::Params>,
-) -> ClusteringEval {
-    let revealing: Vec<&str> = truth.revealing().collect();
-    let index: HashMap<&str, usize> = revealing.iter().enumerate().map(|(i, t)| (*t, i)).collect();
-    let mut placed = vec![false; revealing.len()];
-    let mut produced: Vec<Vec<usize>> = Vec::new();
-    for g in groups {
-        let c: Vec<usize> = g.iter().filter_map(|t| index.get(t).copied()).collect();
-        for &i in &c {
-            placed[i] = true;
-        }
-        if !c.is_empty() {
-            produced.push(c);
-        }
-    }
-    produced.extend(
-        (0..revealing.len())
-            .filter(|&i| !placed[i])
-            .map(|i| vec![i]),
-    );
-    let true_clusters: Vec<Vec<usize>> = (0..truth.faults.len())
-        .map(|f| {
-            revealing
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| truth.faults_of(t).contains(&f))
-                .map(|(i, _)| i)
-                .collect()
-        })
-        .collect();
-    let f = metrics::f_measure(&produced, &true_clusters, weighting);
-    ClusteringEval {
-        name: name.to_string(),
-        f_measure: FMeasureReport {
-            value: f.value,
-            clusters: f.clusters,
-            purity: f.purity,
-            weighting: f.weighting,
-        },
-        params,
-    }
-}
-
-/// Precision and recall of a classifier's alarms: a test is a true alarm when it reveals a fault.
-fn alarm_counts<T>(alarm: &[bool], items: &[Vec<T>]) -> metrics::Alarms {
-    metrics::alarms(alarm.iter().zip(items).map(|(&a, f)| (a, !f.is_empty())))
 }

@@ -68,6 +68,19 @@ fn clustering_name(c: &ClusteringEval) -> String {
 
 /// The terminal tables: rankings (APFD and alarms), then clusterings, then how to read them.
 pub fn table(report: &EvalReport) -> String {
+    let mut out = heading(report);
+    if !report.rankings.is_empty() {
+        out.push_str(&rankings_table(&report.rankings));
+    }
+    if !report.clusterings.is_empty() {
+        out.push_str(&clusterings_table(report));
+    }
+    out.push_str(&legend(report));
+    out
+}
+
+/// What was evaluated, against which truth, with which seed.
+fn heading(report: &EvalReport) -> String {
     let mut out = String::new();
     let faults: Vec<String> = report
         .truth
@@ -90,78 +103,93 @@ pub fn table(report: &EvalReport) -> String {
         out.push_str(&format!(" among {n} failing"));
     }
     out.push_str(&format!("; seed {}\n", report.seed));
+    out
+}
 
-    let randomized = report.rankings.iter().find_map(|r| r.spread.as_ref());
-    if !report.rankings.is_empty() {
-        out.push_str("\nPrioritization (APFD, PAF Eq. 2 and Figure 5) and alarms (PAF Table 6)\n");
-        let mut t = new_table(&[
-            "Ranking",
-            "Unit",
-            "n",
-            "APFD",
-            "First (TF)",
-            "Undetected",
-            "True / Alarms",
-            "Precision",
-            "Recall",
-        ]);
-        for r in &report.rankings {
-            let (alarms, precision, recall) = match &r.alarms {
-                Some(a) => (
-                    format!("{} / {}", a.true_alarms, a.alarms),
-                    opt(a.precision),
-                    opt(a.recall),
-                ),
-                None => ("-".into(), "-".into(), "-".into()),
-            };
-            t.add_row(vec![
-                r.name.clone(),
-                r.unit.to_string(),
-                r.apfd.n.to_string(),
-                apfd_cell(r),
-                first_cell(r),
-                if r.apfd.undetected.is_empty() {
-                    "-".to_string()
-                } else {
-                    r.apfd.undetected.join(", ")
-                },
-                alarms,
-                precision,
-                recall,
-            ]);
-        }
-        out.push_str(&t.to_string());
-        out.push('\n');
+/// The rankings' table, after a blank line and its title.
+fn rankings_table(rankings: &[RankingEval]) -> String {
+    let mut out =
+        "\nPrioritization (APFD, PAF Eq. 2 and Figure 5) and alarms (PAF Table 6)\n".to_string();
+    let mut t = new_table(&[
+        "Ranking",
+        "Unit",
+        "n",
+        "APFD",
+        "First (TF)",
+        "Undetected",
+        "True / Alarms",
+        "Precision",
+        "Recall",
+    ]);
+    for r in rankings {
+        t.add_row(ranking_row(r));
     }
+    out.push_str(&t.to_string());
+    out.push('\n');
+    out
+}
 
-    if !report.clusterings.is_empty() {
-        out.push_str("\nClustering of the fault-revealing tests (F-measure, PAF Table 5)\n");
-        let mut t = new_table(&["Clustering", "F-measure", "Clusters", "Purity"]);
-        for c in &report.clusterings {
-            t.add_row(vec![
-                clustering_name(c),
-                opt(c.f_measure.value),
-                c.f_measure.clusters.to_string(),
-                opt(c.f_measure.purity),
-            ]);
-        }
+/// One ranking's row: its APFD, first detections, undetected faults and alarms.
+fn ranking_row(r: &RankingEval) -> Vec<String> {
+    let (alarms, precision, recall) = match &r.alarms {
+        Some(a) => (
+            format!("{} / {}", a.true_alarms, a.alarms),
+            opt(a.precision),
+            opt(a.recall),
+        ),
+        None => ("-".into(), "-".into(), "-".into()),
+    };
+    vec![
+        r.name.clone(),
+        r.unit.to_string(),
+        r.apfd.n.to_string(),
+        apfd_cell(r),
+        first_cell(r),
+        if r.apfd.undetected.is_empty() {
+            "-".to_string()
+        } else {
+            r.apfd.undetected.join(", ")
+        },
+        alarms,
+        precision,
+        recall,
+    ]
+}
+
+/// The clusterings' table with the optimal clustering last, after a blank line and its title.
+fn clusterings_table(report: &EvalReport) -> String {
+    let mut out =
+        "\nClustering of the fault-revealing tests (F-measure, PAF Table 5)\n".to_string();
+    let mut t = new_table(&["Clustering", "F-measure", "Clusters", "Purity"]);
+    for c in &report.clusterings {
         t.add_row(vec![
-            "optimal (one cluster per fault)".to_string(),
-            fixed(1.0),
-            report.truth.true_clusters.to_string(),
-            fixed(1.0),
+            clustering_name(c),
+            opt(c.f_measure.value),
+            c.f_measure.clusters.to_string(),
+            opt(c.f_measure.purity),
         ]);
-        out.push_str(&t.to_string());
-        out.push('\n');
     }
+    t.add_row(vec![
+        "optimal (one cluster per fault)".to_string(),
+        fixed(1.0),
+        report.truth.true_clusters.to_string(),
+        fixed(1.0),
+    ]);
+    out.push_str(&t.to_string());
+    out.push('\n');
+    out
+}
 
+/// How to read the tables: the APFD columns, the random orders, the F-measure's weighting.
+fn legend(report: &EvalReport) -> String {
+    let mut out = String::new();
     if !report.rankings.is_empty() {
         out.push_str("\nn: items ranked; First (TF): rank of the first item revealing each fault. An undetected fault\n");
         out.push_str("stays in m and adds nothing to the area (APFD = p - sum TF/(n m) + p/(2n), p = share detected).\n");
     } else {
         out.push('\n');
     }
-    if let Some(s) = randomized {
+    if let Some(s) = report.rankings.iter().find_map(|r| r.spread.as_ref()) {
         out.push_str(&format!(
             "Randomized rankings: mean ± standard deviation (min-max) over {} orders, seeds {}..{};\n",
             s.runs, s.seeds[0], s.seeds[1]

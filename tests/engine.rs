@@ -109,14 +109,20 @@ fn check(config: SynthConfig, max_covering: usize) {
     // Every failing test ends in exactly one place: a flow-set or the unanalyzed list.
     let report: serde_json::Value = serde_json::from_str(&want_json).unwrap();
     let placed = report["tests"].as_array().unwrap().len();
-    assert_eq!(placed as u64, report["summary"]["failing"].as_u64().unwrap());
+    assert_eq!(
+        placed as u64,
+        report["summary"]["failing"].as_u64().unwrap()
+    );
     let in_sets: usize = report["flow_sets"]
         .as_array()
         .unwrap()
         .iter()
         .map(|fs| fs["tests"].as_array().unwrap().len())
         .sum();
-    assert_eq!(in_sets + report["unanalyzed"].as_array().unwrap().len(), placed);
+    assert_eq!(
+        in_sets + report["unanalyzed"].as_array().unwrap().len(),
+        placed
+    );
 
     for jobs in [1, 3] {
         let (bundle, got) = engine(dir.path(), &options, jobs);

@@ -22,8 +22,6 @@ pub struct Facts {
     pub failing: Vec<FailingTest>,
     /// `(method, values)` of every call a passing test's body made that carries values.
     pub passing_entries: Vec<(String, EntryValues)>,
-    /// Calls of passing test bodies, with or without values.
-    pub passing_calls: usize,
 }
 
 /// The facts of one failing test.
@@ -44,27 +42,21 @@ pub fn failing(test: &TestTrace, replay: &Replay, symbols: &Symbols) -> FailingT
     }
 }
 
-/// The calls a passing test's body made (their number, and those with entry values), each
-/// method named by `name`.
+/// The calls a passing test's body made with entry values, each method named by `name`.
 pub fn passing(
     test: &TestTrace,
     name: impl Fn(crate::trace::Sym) -> String,
-) -> (usize, Vec<(String, EntryValues)>) {
-    let mut calls = 0;
-    let mut entries = Vec::new();
-    for e in &test.events {
-        if let Event::Enter {
-            caller: None,
-            method,
-            values,
-            ..
-        } = e
-        {
-            calls += 1;
-            if let Some(v) = values {
-                entries.push((name(*method), (**v).clone()));
-            }
-        }
-    }
-    (calls, entries)
+) -> Vec<(String, EntryValues)> {
+    test.events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Enter {
+                caller: None,
+                method,
+                values: Some(v),
+                ..
+            } => Some((name(*method), (**v).clone())),
+            _ => None,
+        })
+        .collect()
 }

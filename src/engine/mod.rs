@@ -109,8 +109,7 @@ struct Tested {
     duas: Vec<Dua>,
     /// With [`Options::all_duas`]: DUAs whose names the engine's symbols lacked.
     named: Vec<NamedDua>,
-    /// With [`Options::facts`], of a passing test: its body's calls, and those with values.
-    calls: usize,
+    /// With [`Options::facts`], of a passing test: its body's calls with entry values.
     entries: Vec<(String, crate::trace::EntryValues)>,
 }
 
@@ -122,7 +121,6 @@ impl Tested {
             events: test.events.len() as u64,
             duas: Vec::new(),
             named: Vec::new(),
-            calls: 0,
             entries: Vec::new(),
         }
     }
@@ -234,15 +232,14 @@ fn pass_two(
             let test = test?;
             let replay = replay(&test, path)?;
             let (duas, named) = interest.select(&replay, symbols);
-            let (calls, entries) = if gather_facts && test.outcome == Outcome::Pass {
+            let entries = if gather_facts && test.outcome == Outcome::Pass {
                 facts::passing(&test, |m| symbols.name(m).to_string())
             } else {
-                (0, Vec::new())
+                Vec::new()
             };
             Ok(Tested {
                 duas,
                 named,
-                calls,
                 entries,
                 ..Tested::of(&test)
             })
@@ -314,7 +311,6 @@ pub fn analyze(
             for t in merge.take(&seg, done, seg.failing()) {
                 events += t.events;
                 outcomes.push(t.outcome);
-                facts.passing_calls += t.calls;
                 facts.passing_entries.extend(t.entries);
                 if t.outcome == Outcome::Pass {
                     let mut kept = t.duas;

@@ -40,6 +40,7 @@ impl Truth {
                 tests.len() - 1
             });
             if !fault.is_empty() {
+                // Every fault named in the file was collected into `faults` in the first pass.
                 let f = faults
                     .binary_search_by(|x| x.as_str().cmp(fault))
                     .expect("collected above");

@@ -30,36 +30,6 @@ pub enum OdCommand {
     Replay(ReplayArgs),
 }
 
-/// An algorithm name for `--algo`.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AlgoArg {
-    Reverse,
-    Random,
-    Isolate,
-    Pairwise,
-    Exhaustive,
-    DepAware,
-    DepAwareLastwriter,
-    Pradet,
-    Twice,
-}
-
-impl AlgoArg {
-    fn algo(self) -> Algo {
-        match self {
-            AlgoArg::Reverse => Algo::Reverse,
-            AlgoArg::Random => Algo::Random,
-            AlgoArg::Isolate => Algo::Isolate,
-            AlgoArg::Pairwise => Algo::Pairwise,
-            AlgoArg::Exhaustive => Algo::Exhaustive,
-            AlgoArg::DepAware => Algo::DepAware,
-            AlgoArg::DepAwareLastwriter => Algo::DepAwareLastWriter,
-            AlgoArg::Pradet => Algo::Pradet,
-            AlgoArg::Twice => Algo::Twice,
-        }
-    }
-}
-
 #[derive(Args, Debug)]
 pub struct SuiteArgs {
     /// The default order: one test id per line (default: the bundle's tests, in its order).
@@ -79,7 +49,7 @@ pub struct SuiteArgs {
         value_delimiter = ',',
         default_value = "reverse,random,isolate,twice"
     )]
-    pub algo: Vec<AlgoArg>,
+    pub algo: Vec<Algo>,
     /// Permutation length of exhaustive, dep-aware and dep-aware-lastwriter.
     #[arg(long, value_name = "K", default_value_t = 2)]
     pub k: usize,
@@ -271,8 +241,7 @@ fn check_suite(s: &SuiteArgs) -> Result<(), CliError> {
     if s.k == 0 {
         return Err(CliError::Usage("--k 0: expected at least 1".into()));
     }
-    let algos: Vec<Algo> = s.algo.iter().map(|a| a.algo()).collect();
-    if let Some(a) = algos.iter().find(|a| a.needs_access())
+    if let Some(a) = s.algo.iter().find(|a| a.needs_access())
         && s.access.is_none()
         && s.bundle.is_none()
     {
@@ -314,8 +283,7 @@ fn plan(a: PlanArgs) -> Result<u8, CliError> {
     let (ids, access) = load_suite(&a.suite)?;
     let access = access.unwrap_or_else(|| Access::empty(ids.len()));
     let mut all: Vec<(Algo, Vec<Schedule>)> = Vec::new();
-    for arg in &a.suite.algo {
-        let algo = arg.algo();
+    for &algo in &a.suite.algo {
         let s = if algo == Algo::Pradet {
             pradet::plan(&access)
         } else {
@@ -399,7 +367,7 @@ fn detect(
     )
     .map_err(CliError::Bundle)?;
     let settings = DetectSettings {
-        algos: a.suite.algo.iter().map(|x| x.algo()).collect(),
+        algos: a.suite.algo.clone(),
         params: params(&a.suite),
         reruns: a.reruns,
         runner: a.runner.clone(),

@@ -165,11 +165,6 @@ impl Verdict {
             Verdict::Inconclusive => "inconclusive",
         }
     }
-
-    /// Victims and brittle tests are order-dependent.
-    pub fn is_order_dependent(self) -> bool {
-        matches!(self, Verdict::Victim | Verdict::Brittle)
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,6 +1,6 @@
 //! `paf od detect|plan|replay`: flags, their checks, and the glue that calls [`crate::od`].
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -177,18 +177,6 @@ fn duration(flag: &str, text: &str) -> Result<Duration, CliError> {
     })
 }
 
-fn check_output(out: &Option<PathBuf>) -> Result<(), CliError> {
-    if let Some(out) = out
-        && out.is_dir()
-    {
-        return Err(CliError::Usage(format!(
-            "{}: is a directory; expected a file path for -o",
-            out.display()
-        )));
-    }
-    Ok(())
-}
-
 impl OdConfig {
     pub fn from_args(args: OdArgs) -> Result<OdConfig, CliError> {
         Ok(match args.command {
@@ -207,7 +195,7 @@ impl OdConfig {
                     Some(j) => j,
                     None => std::thread::available_parallelism().map_or(1, |n| n.get()),
                 };
-                check_output(&a.output)?;
+                super::output_file(a.output.as_deref())?;
                 check_suite(&a.suite)?;
                 OdConfig::Detect(a, timeout, budget, jobs)
             }
@@ -497,13 +485,6 @@ fn replay(a: ReplayArgs, timeout: Duration) -> Result<u8, CliError> {
     };
     output::emit(&text, None)?;
     Ok(exit::OK)
-}
-
-/// The order-caused failures of a `paf.od/1` report, for `rank --exclude-od`.
-pub fn exclusions(path: &Path) -> Result<Vec<od_report::Excluded>, CliError> {
-    Ok(input::read_report(path)
-        .map_err(CliError::Bundle)?
-        .order_caused_failures())
 }
 
 pub fn run(args: OdArgs) -> Result<u8, CliError> {

@@ -138,7 +138,7 @@ fn outcome_of(schedule: &Schedule, run: &Run, t: Test, occurrence: usize) -> Opt
 pub fn detect(
     access: Option<&Access>,
     settings: &DetectSettings,
-    exec: &mut Executor,
+    exec: &mut Executor<'_>,
 ) -> Result<OdReport, DetectError> {
     let ids: Vec<String> = exec.ids().to_vec();
     let n = ids.len();

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
 
+use super::super::progress::Bar;
 use super::super::{CliError, exit, output};
 use crate::od::algo::{self, Algo, Params};
 use crate::od::detect::{self, DetectSettings};
@@ -344,16 +345,13 @@ fn detect(
         timeout,
         work: work.path().to_path_buf(),
     };
-    let journal = a.output.as_deref().map(exec::journal_path);
-    let mut executor = Executor::new(
-        runner,
-        ids,
-        jobs,
-        budget,
-        journal.as_deref(),
-        !a.no_progress,
-    )
-    .map_err(CliError::Bundle)?;
+    let mut bar = Bar::runs(!a.no_progress);
+    let mut executor = Executor::new(runner, ids, jobs, budget, &mut bar);
+    if let Some(out) = &a.output {
+        executor
+            .use_journal(&exec::journal_path(out))
+            .map_err(CliError::Bundle)?;
+    }
     let settings = DetectSettings {
         algos: a.suite.algo.clone(),
         params: params(&a.suite),
@@ -363,11 +361,9 @@ fn detect(
         budget_seconds: budget.map(|b| b.as_secs_f64()),
     };
     let result = detect::detect(access.as_ref(), &settings, &mut executor);
-    executor.finish();
-    let report = result.map_err(|e| match e {
-        detect::DetectError::TooMany(e) => CliError::Usage(e.to_string()),
-        other => CliError::Usage(other.to_string()),
-    })?;
+    drop(executor);
+    bar.finish();
+    let report = result.map_err(|e| CliError::Usage(e.to_string()))?;
     let json = od_report::json(&report);
     if let Some(out) = &a.output {
         output::emit(&json, Some(out))?;
@@ -426,8 +422,10 @@ fn replay(a: ReplayArgs, timeout: Duration) -> Result<u8, CliError> {
         timeout,
         work: work.path().to_path_buf(),
     };
-    let mut executor = Executor::new(runner, report.tests.clone(), 1, None, None, false)
-        .map_err(CliError::Bundle)?;
+    // Replay has never drawn a progress bar.
+    #[allow(clippy::let_unit_value)]
+    let mut silent = ();
+    let mut executor = Executor::new(runner, report.tests.clone(), 1, None, &mut silent);
     let t = index(&v.test).expect("the verdict's test is in the list");
     let mut rows = Vec::new();
     for (s, (order, expected)) in schedules.iter().zip(&unique) {

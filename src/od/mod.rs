@@ -6,7 +6,8 @@
 //! graph refinement as a state machine), [`ddmin`] (delta debugging), [`verdict`] (what a set
 //! of observations means). Parts with effects: [`runner`] (one schedule in one fresh process),
 //! [`exec`] (cache, journal, parallelism, budget, progress), [`detect`] (drives everything),
-//! [`input`] (reads test lists, access files and reports).
+//! [`replay`] (runs a report's recorded orders again), [`input`] (reads test lists, access
+//! files and reports). [`report`] and [`replay`] also render their results as tables and JSON.
 
 pub mod algo;
 pub mod ddmin;
@@ -14,6 +15,7 @@ pub mod detect;
 pub mod exec;
 pub mod input;
 pub mod pradet;
+pub mod replay;
 pub mod report;
 pub mod runner;
 pub mod verdict;

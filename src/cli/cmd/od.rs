@@ -10,7 +10,8 @@ use super::super::{CliError, exit, output};
 use crate::od::algo::{self, Algo, Params};
 use crate::od::detect::{self, DetectSettings};
 use crate::od::exec::{self, Executor};
-use crate::od::report::{self as od_report, Res};
+use crate::od::replay::{self, ReplayError};
+use crate::od::report as od_report;
 use crate::od::runner::Runner;
 use crate::od::{Access, Schedule, input, pradet};
 use crate::trace::Problem;
@@ -378,44 +379,6 @@ fn detect(
 
 fn replay(a: ReplayArgs, timeout: Duration) -> Result<u8, CliError> {
     let report = input::read_report(&a.report).map_err(CliError::Bundle)?;
-    let Some(v) = report.verdicts.iter().find(|v| v.test == a.test) else {
-        let known: Vec<&str> = report.verdicts.iter().map(|v| v.test.as_str()).collect();
-        return Err(CliError::Usage(format!(
-            "{}: no verdict for {:?}; expected one of: {}",
-            a.report.display(),
-            a.test,
-            if known.is_empty() {
-                "(none)".to_string()
-            } else {
-                known.join(", ")
-            }
-        )));
-    };
-    // The recorded orders: the witness, the test alone, and every minimized finding.
-    let mut orders: Vec<(Vec<String>, Res)> = vec![(v.witness.clone(), v.witness_outcome.clone())];
-    if let Some(iso) = &v.isolated_outcome {
-        orders.push((vec![v.test.clone()], iso.clone()));
-    }
-    for f in &v.findings {
-        orders.push((f.order.clone(), f.outcome.clone()));
-    }
-    let mut unique: Vec<(Vec<String>, Res)> = Vec::new();
-    for o in orders {
-        if !unique.iter().any(|u| u.0 == o.0) {
-            unique.push(o);
-        }
-    }
-    let index = |id: &str| report.tests.iter().position(|t| t == id);
-    let mut schedules = Vec::new();
-    for (order, _) in &unique {
-        let s: Option<Schedule> = order.iter().map(|id| index(id)).collect();
-        schedules.push(s.ok_or_else(|| {
-            CliError::Bundle(vec![Problem::in_file(
-                &a.report,
-                "a witness names a test that is not in the report's test list",
-            )])
-        })?);
-    }
     let work = work_dir()?;
     let runner = Runner {
         command: a.runner.clone().unwrap_or_else(|| report.runner.clone()),
@@ -423,63 +386,16 @@ fn replay(a: ReplayArgs, timeout: Duration) -> Result<u8, CliError> {
         work: work.path().to_path_buf(),
     };
     // Replay has never drawn a progress bar.
-    #[allow(clippy::let_unit_value)]
-    let mut silent = ();
-    let mut executor = Executor::new(runner, report.tests.clone(), 1, None, &mut silent);
-    let t = index(&v.test).expect("the verdict's test is in the list");
-    let mut rows = Vec::new();
-    for (s, (order, expected)) in schedules.iter().zip(&unique) {
-        let batch: Vec<(Schedule, u32)> = (0..a.reruns.max(1)).map(|r| (s.clone(), r)).collect();
-        let runs = executor.run_batch("replay", &batch);
-        let observed: Vec<Res> = runs
-            .iter()
-            .map(|r| match r {
-                Some(run) => {
-                    // The test's position; a self-dependence witness runs it twice: the last.
-                    let p = s.iter().rposition(|&u| u == t).expect("t in its order");
-                    Res::from_observed(&run.results[p])
-                }
-                None => Res::Missing {
-                    reason: "not run".into(),
-                },
-            })
-            .collect();
-        let reproduced = observed.iter().all(|o| o == expected);
-        rows.push(serde_json::json!({
-            "order": order, "expected": expected, "observed": observed, "reproduced": reproduced,
-        }));
-    }
-    let text = match a.format {
-        OdFormat::Json => format!(
-            "{:#}\n",
-            serde_json::json!({"schema": "paf.od-replay/1", "test": v.test, "verdict": v.verdict, "orders": rows})
-        ),
-        OdFormat::Table => {
-            let mut t = comfy_table::Table::new();
-            t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED)
-                .set_content_arrangement(comfy_table::ContentArrangement::Disabled)
-                .set_header(vec!["Order", "Expected", "Observed", "Reproduced"]);
-            for (row, (order, expected)) in rows.iter().zip(&unique) {
-                let observed: Vec<Res> =
-                    serde_json::from_value(row["observed"].clone()).unwrap_or_default();
-                t.add_row(vec![
-                    order.join(" "),
-                    expected.text(),
-                    observed
-                        .iter()
-                        .map(Res::text)
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                    if row["reproduced"] == true {
-                        "yes"
-                    } else {
-                        "no"
-                    }
-                    .to_string(),
-                ]);
+    let replayed =
+        replay::replay(&report, &a.test, runner, a.reruns, &mut ()).map_err(|e| match e {
+            ReplayError::NoVerdict { .. } => {
+                CliError::Usage(format!("{}: {e}", a.report.display()))
             }
-            format!("{}: {}\n{t}\n", v.test, v.verdict.name())
-        }
+            _ => CliError::Bundle(vec![Problem::in_file(&a.report, e.to_string())]),
+        })?;
+    let text = match a.format {
+        OdFormat::Table => replay::table(&replayed),
+        OdFormat::Json => replay::json(&replayed),
     };
     output::emit(&text, None)?;
     Ok(exit::OK)

@@ -10,6 +10,7 @@
 //! files and reports). [`report`] and [`replay`] also render their results as tables and JSON.
 
 pub mod algo;
+mod check;
 pub mod ddmin;
 pub mod detect;
 pub mod exec;

@@ -7,7 +7,8 @@
 //! of observations means). Parts with effects: [`runner`] (one schedule in one fresh process),
 //! [`exec`] (cache, journal, parallelism, budget, progress), [`detect`] (drives everything),
 //! [`replay`] (runs a report's recorded orders again), [`input`] (reads test lists, access
-//! files and reports). [`report`] and [`replay`] also render their results as tables and JSON.
+//! files and reports). [`plan`], [`report`] and [`replay`] hold `od plan`'s, `od detect`'s and
+//! `od replay`'s results and render them.
 
 pub mod algo;
 mod check;
@@ -15,6 +16,7 @@ pub mod ddmin;
 pub mod detect;
 pub mod exec;
 pub mod input;
+pub mod plan;
 pub mod pradet;
 pub mod replay;
 pub mod report;

@@ -7,13 +7,14 @@ use clap::{Args, Subcommand, ValueEnum};
 
 use super::super::progress::Bar;
 use super::super::{CliError, exit, output};
-use crate::od::algo::{self, Algo, Params};
+use crate::od::algo::{Algo, Params};
 use crate::od::detect::{self, DetectSettings};
 use crate::od::exec::{self, Executor};
+use crate::od::plan as od_plan;
 use crate::od::replay::{self, ReplayError};
 use crate::od::report as od_report;
 use crate::od::runner::Runner;
-use crate::od::{Access, Schedule, input, pradet};
+use crate::od::{Access, input};
 use crate::trace::Problem;
 
 #[derive(Args, Debug)]
@@ -272,55 +273,11 @@ fn params(s: &SuiteArgs) -> Params {
 fn plan(a: PlanArgs) -> Result<u8, CliError> {
     let (ids, access) = load_suite(&a.suite)?;
     let access = access.unwrap_or_else(|| Access::empty(ids.len()));
-    let mut all: Vec<(Algo, Vec<Schedule>)> = Vec::new();
-    for &algo in &a.suite.algo {
-        let s = if algo == Algo::Pradet {
-            pradet::plan(&access)
-        } else {
-            algo::schedules(algo, &ids, &access, params(&a.suite))
-                .map_err(|e| CliError::Usage(e.to_string()))?
-        };
-        all.push((algo, s));
-    }
+    let plan = od_plan::plan(&a.suite.algo, ids, &access, params(&a.suite))
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     let text = match a.format {
-        PlanFormat::Json => {
-            // One schedule per line: a plan can be long, and this keeps it greppable.
-            let mut s = String::from("{\"schedules\": [");
-            let mut first = true;
-            for (_, schedules) in &all {
-                for sched in schedules {
-                    let names: Vec<&str> = sched.iter().map(|&t| ids[t].as_str()).collect();
-                    s.push_str(if first { "\n  " } else { ",\n  " });
-                    s.push_str(&serde_json::to_string(&names).expect("strings serialize"));
-                    first = false;
-                }
-            }
-            s.push_str(if first { "]" } else { "\n]" });
-            if all.len() > 1 {
-                let counts: Vec<serde_json::Value> = all
-                    .iter()
-                    .map(|(a, s)| serde_json::json!({"algo": a.name(), "schedules": s.len()}))
-                    .collect();
-                s.push_str(&format!(
-                    ",\n\"algorithms\": {}",
-                    serde_json::to_string(&counts).expect("serializes")
-                ));
-            }
-            s.push_str("}\n");
-            s
-        }
-        PlanFormat::Text => {
-            let mut s = String::new();
-            for (algo, schedules) in &all {
-                s.push_str(&format!("# {algo}: {} schedules\n", schedules.len()));
-                for sched in schedules {
-                    let names: Vec<&str> = sched.iter().map(|&t| ids[t].as_str()).collect();
-                    s.push_str(&names.join(" "));
-                    s.push('\n');
-                }
-            }
-            s
-        }
+        PlanFormat::Json => od_plan::json(&plan),
+        PlanFormat::Text => od_plan::text(&plan),
     };
     output::emit(&text, None)?;
     Ok(exit::OK)

@@ -15,42 +15,42 @@ use super::{Access, Schedule, Test};
 /// Refuse to enumerate more permutations than this (for k-bounded algorithms on big suites).
 pub const MAX_PERMUTATIONS: u128 = 20_000_000;
 
-/// A detection algorithm, as named on the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// A detection algorithm, as named on the command line (`--algo`).
+///
+/// The variants' doc comments are for readers of the code: `help = None` keeps them out of
+/// `--help`, which lists the names only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
 pub enum Algo {
     /// The default order reversed (ISSTA'14 Figure 3).
+    #[value(help = None)]
     Reverse,
     /// `trials` seeded shuffles (Figure 4).
+    #[value(help = None)]
     Random,
     /// Each test alone: the exhaustive algorithm with k = 1.
+    #[value(help = None)]
     Isolate,
     /// Every ordered pair: the exhaustive algorithm with k = 2.
+    #[value(help = None)]
     Pairwise,
     /// Every k-permutation (Figure 5).
+    #[value(help = None)]
     Exhaustive,
     /// ISSTA'14 dependence-aware k-bounded (Figure 6 and section 4.4).
+    #[value(help = None)]
     DepAware,
     /// The last-writer dependence-aware algorithm of the algorithms section.
+    #[value(name = "dep-aware-lastwriter", help = None)]
     DepAwareLastWriter,
     /// PRADET's refinement of the read-after-write graph (adaptive).
+    #[value(help = None)]
     Pradet,
     /// Each test twice in one process: the self-dependence probe.
+    #[value(help = None)]
     Twice,
 }
 
 impl Algo {
-    pub const ALL: [Algo; 9] = [
-        Algo::Reverse,
-        Algo::Random,
-        Algo::Isolate,
-        Algo::Pairwise,
-        Algo::Exhaustive,
-        Algo::DepAware,
-        Algo::DepAwareLastWriter,
-        Algo::Pradet,
-        Algo::Twice,
-    ];
-
     pub fn name(self) -> &'static str {
         match self {
             Algo::Reverse => "reverse",
@@ -63,10 +63,6 @@ impl Algo {
             Algo::Pradet => "pradet",
             Algo::Twice => "twice",
         }
-    }
-
-    pub fn parse(s: &str) -> Option<Algo> {
-        Algo::ALL.into_iter().find(|a| a.name() == s)
     }
 
     /// Whether the algorithm needs read/write sets.
@@ -389,6 +385,16 @@ pub fn data_dependences(access: &Access) -> Vec<DataDependence> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn command_line_names_are_the_report_names() {
+        use clap::ValueEnum;
+        for a in Algo::value_variants() {
+            let value = a.to_possible_value().expect("no variant is skipped");
+            assert_eq!(value.get_name(), a.name());
+            assert!(value.get_help().is_none(), "--help lists names only");
+        }
+    }
 
     /// DTDetector algorithms section figure: Test1 reads x; Test2 reads y; Test3 writes x;
     /// Test4 reads x and writes y.

@@ -3,7 +3,7 @@
 //! run alone, classified, and each of its outcomes minimized by delta debugging. The result is
 //! a [`OdReport`].
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::algo::{self, Algo, Params};
@@ -63,15 +63,33 @@ struct Twice {
     schedule: Schedule,
 }
 
+/// What the runs so far showed, per test.
 struct State {
     n: usize,
+    /// The distinct outcomes, in the order first seen.
     seen: Vec<Vec<Seen>>,
+    /// The first change seen when the test ran twice in one schedule.
     twice: Vec<Option<Twice>>,
+    /// The algorithms whose schedules changed the test's outcome.
     found_by: Vec<BTreeSet<Algo>>,
+    /// The results of the default order.
     reference: Vec<Observed>,
 }
 
 impl State {
+    /// The state after the reference run of the default order of `n` tests.
+    fn new(n: usize, reference: &Run) -> State {
+        let mut st = State {
+            n,
+            seen: vec![Vec::new(); n],
+            twice: vec![None; n],
+            found_by: vec![BTreeSet::new(); n],
+            reference: reference.results.clone(),
+        };
+        st.absorb(&(0..n).collect(), reference, None);
+        st
+    }
+
     /// Takes in one run of `schedule`; returns the tests whose outcome differs from the
     /// default order's.
     fn absorb(&mut self, schedule: &Schedule, run: &Run, algo: Option<Algo>) -> Vec<Test> {
@@ -138,17 +156,40 @@ fn outcome_of(schedule: &Schedule, run: &Run, t: Test, occurrence: usize) -> Opt
 pub fn detect(
     access: Option<&Access>,
     settings: &DetectSettings,
-    exec: &mut Executor,
+    exec: &mut Executor<'_>,
 ) -> Result<OdReport, DetectError> {
     let ids: Vec<String> = exec.ids().to_vec();
     let n = ids.len();
-    let names = |s: &[Test]| -> Vec<String> { s.iter().map(|&t| ids[t].clone()).collect() };
     let empty = Access::empty(n);
-    let access_or_empty = access.unwrap_or(&empty);
+    let reference = reference_run(exec)?;
+    let mut st = State::new(n, &reference);
+    let (algorithms, refinement) =
+        run_algorithms(&mut st, exec, &ids, access.unwrap_or(&empty), settings)?;
+    let verdicts = judge(&ids, &st, settings.reruns, exec);
+    let dependencies = access.map(|a| dependencies(a, &ids, refinement.as_ref()));
+    Ok(OdReport {
+        schema: OD_SCHEMA.to_string(),
+        runner: settings.runner.clone(),
+        summary: summary(&st, &verdicts, exec),
+        tests: ids,
+        settings: settings_report(settings),
+        algorithms,
+        verdicts,
+        dependencies,
+        problems: exec.problems().to_vec(),
+        budget: BudgetReport {
+            limit_seconds: settings.budget_seconds,
+            exhausted: exec.budget_exhausted,
+            not_run: exec.not_run,
+        },
+    })
+}
 
-    // The reference run: the default order.
+/// The reference run: the default order, which must give a result for some test.
+fn reference_run(exec: &mut Executor<'_>) -> Result<Arc<Run>, DetectError> {
+    let n = exec.ids().len();
     let default: Schedule = (0..n).collect();
-    let reference = exec.run_batch("default", &[(default.clone(), 0)])[0]
+    let reference = exec.run_batch("default", &[(default, 0)])[0]
         .clone()
         .ok_or(DetectError::NoReference)?;
     if n > 0 && reference.results.iter().all(|r| r.is_err()) {
@@ -168,42 +209,28 @@ pub fn detect(
                 }),
         });
     }
-    let mut st = State {
-        n,
-        seen: vec![Vec::new(); n],
-        twice: vec![None; n],
-        found_by: vec![BTreeSet::new(); n],
-        reference: reference.results.clone(),
-    };
-    st.absorb(&default, &reference, None);
+    Ok(reference)
+}
 
-    // Detection, algorithm by algorithm.
-    let mut algo_reports = Vec::new();
-    let mut pradet_edges: Option<Refinement> = None;
+/// Detection, algorithm by algorithm: what each planned, ran and changed, and PRADET's
+/// refinement when it ran.
+fn run_algorithms(
+    st: &mut State,
+    exec: &mut Executor<'_>,
+    ids: &[String],
+    access: &Access,
+    settings: &DetectSettings,
+) -> Result<(Vec<AlgoReport>, Option<Refinement>), DetectError> {
+    let mut reports = Vec::new();
+    let mut refinement = None;
     for &a in &settings.algos {
         let mut changed: BTreeSet<Test> = BTreeSet::new();
         let (planned, ran) = if a == Algo::Pradet {
-            let mut r = Refinement::new(access_or_empty);
-            let mut ran = 0;
-            while let Some((_, s)) = r.next_schedule() {
-                let Some(run) = exec.run_batch(a.name(), &[(s.clone(), 0)])[0].clone() else {
-                    // Out of budget: leave the edge pending.
-                    break;
-                };
-                ran += 1;
-                let c = st.absorb(&s, &run, Some(a));
-                r.record(!c.is_empty());
-                changed.extend(c);
-            }
-            let pending = r
-                .edges
-                .iter()
-                .filter(|e| e.state == EdgeState::Pending)
-                .count();
-            pradet_edges = Some(r);
-            (ran + pending, ran)
+            let (r, planned, ran) = run_pradet(st, exec, access, &mut changed);
+            refinement = Some(r);
+            (planned, ran)
         } else {
-            let schedules = algo::schedules(a, &ids, access_or_empty, settings.params)?;
+            let schedules = algo::schedules(a, ids, access, settings.params)?;
             let batch: Vec<Job> = schedules.iter().map(|s| (s.clone(), 0)).collect();
             let runs = exec.run_batch(a.name(), &batch);
             let mut ran = 0;
@@ -215,7 +242,7 @@ pub fn detect(
             }
             (schedules.len(), ran)
         };
-        algo_reports.push(AlgoReport {
+        reports.push(AlgoReport {
             algo: a.name().to_string(),
             schedules: planned,
             runs: ran,
@@ -223,50 +250,92 @@ pub fn detect(
             changed: changed.iter().map(|&t| ids[t].clone()).collect(),
         });
     }
+    Ok((reports, refinement))
+}
 
-    // Candidates: tests with two distinct outcomes, or a change when run twice.
-    let order_candidates: Vec<Test> = (0..n).filter(|&t| st.seen[t].len() >= 2).collect();
-    let self_candidates: Vec<Test> = (0..n)
-        .filter(|&t| st.seen[t].len() < 2 && st.twice[t].is_some())
-        .collect();
-    let mut per_test_runs: Vec<HashSet<Job>> = vec![HashSet::new(); n];
+/// PRADET, one schedule at a time, each result deciding the next: the refinement, the
+/// schedules planned (run, and left pending when the budget ran out) and those run.
+fn run_pradet(
+    st: &mut State,
+    exec: &mut Executor<'_>,
+    access: &Access,
+    changed: &mut BTreeSet<Test>,
+) -> (Refinement, usize, usize) {
+    let a = Algo::Pradet;
+    let mut r = Refinement::new(access);
+    let mut ran = 0;
+    while let Some((_, s)) = r.next_schedule() {
+        let Some(run) = exec.run_batch(a.name(), &[(s.clone(), 0)])[0].clone() else {
+            // Out of budget: leave the edge pending.
+            break;
+        };
+        ran += 1;
+        let c = st.absorb(&s, &run, Some(a));
+        r.record(!c.is_empty());
+        changed.extend(c);
+    }
+    let pending = r
+        .edges
+        .iter()
+        .filter(|e| e.state == EdgeState::Pending)
+        .count();
+    (r, ran + pending, ran)
+}
 
-    // Confirmation: every order that showed a distinct outcome, and every twice-run, again.
-    let reruns = settings.reruns;
-    let mut batch: Vec<Job> = Vec::new();
-    for &t in &order_candidates {
-        for s in &st.seen[t] {
-            for rep in 1..=reruns {
-                batch.push((s.schedule.clone(), rep));
-                per_test_runs[t].insert((s.schedule.clone(), rep));
+/// The confirmation re-runs, by job.
+struct Reruns {
+    runs: HashMap<Job, Option<Arc<Run>>>,
+    reruns: u32,
+}
+
+impl Reruns {
+    /// Runs again, `reruns` times, every order in which an order candidate showed a distinct
+    /// outcome and every schedule in which a test changed when run twice; adds them to the
+    /// runs `spent` on each test.
+    fn run(
+        st: &State,
+        order_candidates: &[Test],
+        reruns: u32,
+        exec: &mut Executor<'_>,
+        spent: &mut [HashSet<Job>],
+    ) -> Reruns {
+        let mut batch: Vec<Job> = Vec::new();
+        for &t in order_candidates {
+            for s in &st.seen[t] {
+                for rep in 1..=reruns {
+                    batch.push((s.schedule.clone(), rep));
+                    spent[t].insert((s.schedule.clone(), rep));
+                }
             }
         }
-    }
-    for (twice, runs) in st.twice.iter().zip(per_test_runs.iter_mut()).take(n) {
-        if let Some(tw) = twice {
-            for rep in 1..=reruns {
-                batch.push((tw.schedule.clone(), rep));
-                runs.insert((tw.schedule.clone(), rep));
+        for (twice, runs) in st.twice.iter().zip(spent.iter_mut()) {
+            if let Some(tw) = twice {
+                for rep in 1..=reruns {
+                    batch.push((tw.schedule.clone(), rep));
+                    runs.insert((tw.schedule.clone(), rep));
+                }
             }
         }
+        let runs = exec.run_batch("confirm", &batch);
+        Reruns {
+            runs: batch.into_iter().zip(runs).collect(),
+            reruns,
+        }
     }
-    let confirm_runs = exec.run_batch("confirm", &batch);
-    let lookup: std::collections::HashMap<Job, Option<Arc<Run>>> =
-        batch.iter().cloned().zip(confirm_runs).collect();
 
-    /// The re-runs of one order for one test: what was expected and what came back.
-    fn confirm(
-        lookup: &std::collections::HashMap<Job, Option<Arc<Run>>>,
+    /// The re-runs of `schedule` for `t` at its `occurrence`-th position: the outcomes, whether
+    /// one disagreed with `expected`, and whether one is missing.
+    fn of(
+        &self,
         schedule: &Schedule,
         t: Test,
         occurrence: usize,
         expected: &Outcome,
-        reruns: u32,
     ) -> (Vec<Observed>, bool, bool) {
         let mut observed = Vec::new();
         let mut missing = false;
-        for rep in 1..=reruns {
-            match lookup.get(&(schedule.clone(), rep)).cloned().flatten() {
+        for rep in 1..=self.reruns {
+            match self.runs.get(&(schedule.clone(), rep)).cloned().flatten() {
                 Some(run) => {
                     let o = outcome_of(schedule, &run, t, occurrence)
                         .unwrap_or(Err(super::Missing::NoResult));
@@ -280,197 +349,212 @@ pub fn detect(
         (observed, disagreed, missing)
     }
 
-    let mut verdicts: Vec<(Test, VerdictReport)> = Vec::new();
-    let mut confirmed: Vec<(Test, Vec<Confirmation>)> = Vec::new();
-    let self_confirmed = |t: Test| -> Option<bool> {
-        // Some(true): confirmed self-dependent; Some(false): disagreement; None: no twice-run
-        // change, or missing re-runs.
+    /// Whether `t`'s change when run twice held: `Some(true)` in every re-run, `Some(false)`
+    /// a re-run disagreed; `None` when it never changed that way or a re-run is missing.
+    fn self_dependent(&self, st: &State, t: Test) -> Option<bool> {
         let tw = st.twice[t].as_ref()?;
-        let (a, da, ma) = confirm(&lookup, &tw.schedule, t, 0, &tw.first, reruns);
-        let (b, db, mb) = confirm(&lookup, &tw.schedule, t, 1, &tw.second, reruns);
-        let _ = (a, b);
-        if da || db {
+        let (_, first_disagreed, first_missing) = self.of(&tw.schedule, t, 0, &tw.first);
+        let (_, second_disagreed, second_missing) = self.of(&tw.schedule, t, 1, &tw.second);
+        if first_disagreed || second_disagreed {
             Some(false)
-        } else if ma || mb {
+        } else if first_missing || second_missing {
             None
         } else {
             Some(true)
         }
-    };
+    }
+}
 
-    let default_res = |t: Test| Res::from_observed(&st.reference[t]);
-    let found_by = |t: Test| -> Vec<String> {
-        st.found_by[t]
-            .iter()
-            .map(|a| a.name().to_string())
-            .collect()
+/// The verdicts, in default order: every test with two distinct outcomes, or a change when
+/// run twice, is confirmed by re-runs, run alone, classified and its outcomes minimized.
+fn judge(ids: &[String], st: &State, reruns: u32, exec: &mut Executor<'_>) -> Vec<VerdictReport> {
+    let n = ids.len();
+    let order_candidates: Vec<Test> = (0..n).filter(|&t| st.seen[t].len() >= 2).collect();
+    let self_candidates: Vec<Test> = (0..n)
+        .filter(|&t| st.seen[t].len() < 2 && st.twice[t].is_some())
+        .collect();
+    let mut spent = vec![HashSet::new(); n];
+    let reruns = Reruns::run(st, &order_candidates, reruns, exec, &mut spent);
+    let mut judge = Judge {
+        ids,
+        st,
+        reruns,
+        spent,
+        verdicts: Vec::new(),
     };
-    let blank =
-        |t: Test, verdict: Verdict, witness: Vec<String>, witness_outcome: Res| VerdictReport {
-            test: ids[t].clone(),
+    let confirmed = judge.confirm_orders(&order_candidates);
+    judge.twice_only(&self_candidates);
+    judge.isolate_confirmed(confirmed, exec);
+    judge.finish()
+}
+
+/// The verdicts being made.
+struct Judge<'a> {
+    ids: &'a [String],
+    st: &'a State,
+    reruns: Reruns,
+    /// Per test, the runs spent on it after detection.
+    spent: Vec<HashSet<Job>>,
+    verdicts: Vec<(Test, VerdictReport)>,
+}
+
+impl Judge<'_> {
+    /// A verdict for `t` with only what every verdict has.
+    fn blank(
+        &self,
+        t: Test,
+        verdict: Verdict,
+        witness: Vec<String>,
+        outcome: Res,
+    ) -> VerdictReport {
+        VerdictReport {
+            test: self.ids[t].clone(),
             verdict,
-            default_outcome: default_res(t),
+            default_outcome: self.default_outcome(t),
             isolated_outcome: None,
             order_caused_failure: false,
             masked_failure: false,
             self_dependent: false,
             witness,
-            witness_outcome,
+            witness_outcome: outcome,
             polluters: Vec::new(),
             state_setters: Vec::new(),
             findings: Vec::new(),
-            found_by: found_by(t),
+            found_by: self.st.found_by[t]
+                .iter()
+                .map(|a| a.name().to_string())
+                .collect(),
             confirmation: Vec::new(),
             runs: 0,
             note: None,
-        };
+        }
+    }
 
-    for &t in &order_candidates {
-        let mut confirmations = Vec::new();
-        let mut nd: Option<Vec<String>> = None;
-        let mut missing = false;
-        for s in &st.seen[t] {
-            let (observed, disagreed, miss) =
-                confirm(&lookup, &s.schedule, t, 0, &s.outcome, reruns);
-            missing |= miss;
-            if disagreed && nd.is_none() {
-                nd = Some(names(&s.schedule));
+    fn default_outcome(&self, t: Test) -> Res {
+        Res::from_observed(&self.st.reference[t])
+    }
+
+    fn names(&self, s: &[Test]) -> Vec<String> {
+        names(self.ids, s)
+    }
+
+    /// The re-runs of each order candidate's orders: a disagreement makes it
+    /// non-deterministic, a missing result inconclusive; the rest are confirmed, returned
+    /// with their confirmations.
+    fn confirm_orders(&mut self, candidates: &[Test]) -> Vec<(Test, Vec<Confirmation>)> {
+        let mut confirmed = Vec::new();
+        for &t in candidates {
+            let mut confirmations = Vec::new();
+            let mut nd: Option<Vec<String>> = None;
+            let mut missing = false;
+            for s in &self.st.seen[t] {
+                let (observed, disagreed, miss) = self.reruns.of(&s.schedule, t, 0, &s.outcome);
+                missing |= miss;
+                if disagreed && nd.is_none() {
+                    nd = Some(self.names(&s.schedule));
+                }
+                confirmations.push(Confirmation {
+                    order: self.names(&s.schedule),
+                    expected: Res::from_outcome(&s.outcome),
+                    observed: observed.iter().map(Res::from_observed).collect(),
+                    agreed: !disagreed && !miss,
+                });
             }
-            confirmations.push(Confirmation {
-                order: names(&s.schedule),
-                expected: Res::from_outcome(&s.outcome),
-                observed: observed.iter().map(Res::from_observed).collect(),
-                agreed: !disagreed && !miss,
-            });
-        }
-        if let Some(order) = nd {
-            let mut v = blank(t, Verdict::NonDeterministic, order, default_res(t));
-            v.note = Some("an order re-run gave a different outcome: the result changes with the order held fixed".into());
+            let (verdict, witness, note) = if let Some(order) = nd {
+                let note = "an order re-run gave a different outcome: the result changes with the order held fixed";
+                (Verdict::NonDeterministic, order, note)
+            } else if missing {
+                let witness = self.names(&self.st.seen[t][0].schedule);
+                let note = "a re-run gave no result (timeout, crash or budget)";
+                (Verdict::Inconclusive, witness, note)
+            } else {
+                confirmed.push((t, confirmations));
+                continue;
+            };
+            let mut v = self.blank(t, verdict, witness, self.default_outcome(t));
+            v.note = Some(note.into());
             v.confirmation = confirmations;
-            verdicts.push((t, v));
-        } else if missing {
-            let mut v = blank(
-                t,
-                Verdict::Inconclusive,
-                names(&st.seen[t][0].schedule),
-                default_res(t),
-            );
-            v.note = Some("a re-run gave no result (timeout, crash or budget)".into());
-            v.confirmation = confirmations;
-            verdicts.push((t, v));
-        } else {
-            confirmed.push((t, confirmations));
+            self.verdicts.push((t, v));
         }
-    }
-    for &t in &self_candidates {
-        let tw = st.twice[t].clone().expect("a self candidate ran twice");
-        let (verdict, note) = match self_confirmed(t) {
-            Some(true) => (
-                Verdict::SelfDependent,
-                "the second run in one process differs from the first; no order of distinct tests changed it",
-            ),
-            Some(false) => (
-                Verdict::NonDeterministic,
-                "re-running the test twice in one process gave different outcomes",
-            ),
-            None => (Verdict::Inconclusive, "a re-run gave no result"),
-        };
-        let mut v = blank(
-            t,
-            verdict,
-            names(&tw.schedule),
-            Res::from_outcome(&tw.second),
-        );
-        v.self_dependent = verdict == Verdict::SelfDependent;
-        v.note = Some(note.into());
-        v.isolated_outcome = Some(Res::from_outcome(&tw.first));
-        verdicts.push((t, v));
+        confirmed
     }
 
-    // Each confirmed test alone: the isolated outcome decides victim or brittle.
-    let iso_batch: Vec<Job> = confirmed.iter().map(|(t, _)| (vec![*t], 0)).collect();
-    let iso_runs = exec.run_batch("isolate", &iso_batch);
-    for ((t, confirmations), iso) in confirmed.into_iter().zip(iso_runs) {
-        per_test_runs[t].insert((vec![t], 0));
-        let isolated = iso.as_ref().and_then(|r| r.results[0].clone().ok());
-        let Some(isolated) = isolated else {
-            let mut v = blank(
-                t,
-                Verdict::Inconclusive,
-                vec![ids[t].clone()],
-                default_res(t),
-            );
-            v.note = Some("no result when run alone".into());
+    /// Tests that changed only when run twice: self-dependent if the re-runs agree.
+    fn twice_only(&mut self, candidates: &[Test]) {
+        for &t in candidates {
+            let tw = self.st.twice[t]
+                .clone()
+                .expect("a self candidate ran twice");
+            let (verdict, note) = match self.reruns.self_dependent(self.st, t) {
+                Some(true) => (
+                    Verdict::SelfDependent,
+                    "the second run in one process differs from the first; no order of distinct tests changed it",
+                ),
+                Some(false) => (
+                    Verdict::NonDeterministic,
+                    "re-running the test twice in one process gave different outcomes",
+                ),
+                None => (Verdict::Inconclusive, "a re-run gave no result"),
+            };
+            let witness = self.names(&tw.schedule);
+            let mut v = self.blank(t, verdict, witness, Res::from_outcome(&tw.second));
+            v.self_dependent = verdict == Verdict::SelfDependent;
+            v.note = Some(note.into());
+            v.isolated_outcome = Some(Res::from_outcome(&tw.first));
+            self.verdicts.push((t, v));
+        }
+    }
+
+    /// Each confirmed test alone: the isolated outcome decides victim or brittle.
+    fn isolate_confirmed(
+        &mut self,
+        confirmed: Vec<(Test, Vec<Confirmation>)>,
+        exec: &mut Executor<'_>,
+    ) {
+        let batch: Vec<Job> = confirmed.iter().map(|(t, _)| (vec![*t], 0)).collect();
+        let runs = exec.run_batch("isolate", &batch);
+        for ((t, confirmations), iso) in confirmed.into_iter().zip(runs) {
+            self.spent[t].insert((vec![t], 0));
+            let isolated = iso.as_ref().and_then(|r| r.results[0].clone().ok());
+            let mut v = match isolated {
+                Some(isolated) => self.classified(t, &isolated, exec),
+                None => {
+                    let witness = vec![self.ids[t].clone()];
+                    let mut v =
+                        self.blank(t, Verdict::Inconclusive, witness, self.default_outcome(t));
+                    v.note = Some("no result when run alone".into());
+                    v
+                }
+            };
             v.confirmation = confirmations;
-            verdicts.push((t, v));
-            continue;
-        };
+            self.verdicts.push((t, v));
+        }
+    }
+
+    /// A confirmed test's verdict from its isolated outcome, with every outcome other than
+    /// the isolated one minimized over the tests before it.
+    fn classified(
+        &mut self,
+        t: Test,
+        isolated: &Outcome,
+        exec: &mut Executor<'_>,
+    ) -> VerdictReport {
+        let st = self.st;
         let seen_outcomes: Vec<Outcome> = st.seen[t].iter().map(|s| s.outcome.clone()).collect();
         let default_outcome = st.reference[t].as_ref().ok();
-        let c = classify(&isolated, &seen_outcomes, default_outcome);
-        // Minimize every outcome other than the isolated one over the tests before `t`.
-        let mut findings: Vec<(usize, Finding, Vec<Test>)> = Vec::new();
-        for &i in &c.findings {
-            let seen = &st.seen[t][i];
-            let pos = seen
-                .schedule
-                .iter()
-                .position(|&u| u == t)
-                .expect("t is in its schedule");
-            let prefix: Vec<Test> = seen.schedule[..pos].to_vec();
-            let target = seen.outcome.clone();
-            let mut spent: Vec<Job> = Vec::new();
-            let m = ddmin::ddmin(&prefix, |cands| {
-                let jobs: Vec<Job> = cands
-                    .iter()
-                    .map(|c| {
-                        let mut s = c.clone();
-                        s.push(t);
-                        (s, 0)
-                    })
-                    .collect();
-                spent.extend(jobs.iter().cloned());
-                exec.run_batch("minimize", &jobs)
-                    .iter()
-                    .zip(&jobs)
-                    .map(|(run, (s, _))| match run {
-                        Some(run) => match outcome_of(s, run, t, 0) {
-                            Some(Ok(o)) if o == target => Trial::Reproduced,
-                            Some(Ok(_)) => Trial::Other,
-                            _ => Trial::Unresolved,
-                        },
-                        None => Trial::Unresolved,
-                    })
-                    .collect()
-            });
-            per_test_runs[t].extend(spent);
-            let mut order = m.items.clone();
-            order.push(t);
-            findings.push((
-                i,
-                Finding {
-                    outcome: Res::from_outcome(&target),
-                    order: names(&order),
-                    before: names(&m.items),
-                    one_minimal: m.one_minimal,
-                    found_in_order_of: seen.schedule.len(),
-                    found_by: seen
-                        .algo
-                        .map_or("default".to_string(), |a| a.name().to_string()),
-                },
-                m.items,
-            ));
-        }
+        let c = classify(isolated, &seen_outcomes, default_outcome);
+        let findings: Vec<(usize, Finding, Vec<Test>)> = c
+            .findings
+            .iter()
+            .map(|&i| {
+                let (finding, items) = self.minimize(t, &st.seen[t][i], exec);
+                (i, finding, items)
+            })
+            .collect();
         let main = findings
             .iter()
             .find(|(i, _, _)| *i == c.main)
             .expect("the main finding is minimized");
-        let (witness, witness_outcome, main_items, one_minimal) = (
-            main.1.order.clone(),
-            main.1.outcome.clone(),
-            main.2.clone(),
-            main.1.one_minimal,
-        );
         let (polluters, setters) = match c.verdict {
             Verdict::Brittle => {
                 let failing: Vec<Vec<Test>> = findings
@@ -478,69 +562,128 @@ pub fn detect(
                     .filter(|(_, f, _)| f.outcome.is_fail())
                     .map(|(_, _, items)| items.clone())
                     .collect();
-                (brittle_polluters(&main_items, &failing), main_items.clone())
+                (brittle_polluters(&main.2, &failing), main.2.clone())
             }
-            _ => (main_items.clone(), Vec::new()),
+            _ => (main.2.clone(), Vec::new()),
         };
         let default_fails = matches!(st.reference[t], Ok(Outcome::Fail { .. }));
         let default_passes = matches!(st.reference[t], Ok(Outcome::Pass));
-        let mut v = blank(t, c.verdict, witness, witness_outcome);
-        v.isolated_outcome = Some(Res::from_outcome(&isolated));
+        let mut v = self.blank(t, c.verdict, main.1.order.clone(), main.1.outcome.clone());
+        v.isolated_outcome = Some(Res::from_outcome(isolated));
         v.order_caused_failure =
             c.verdict == Verdict::Victim && isolated.is_pass() && default_fails;
         v.masked_failure = c.verdict == Verdict::Brittle && default_passes;
-        v.self_dependent = self_confirmed(t) == Some(true);
-        v.polluters = names(&polluters);
-        v.state_setters = names(&setters);
-        v.findings = findings.into_iter().map(|(_, f, _)| f).collect();
-        v.confirmation = confirmations;
-        if !one_minimal {
+        v.self_dependent = self.reruns.self_dependent(st, t) == Some(true);
+        v.polluters = self.names(&polluters);
+        v.state_setters = self.names(&setters);
+        if !main.1.one_minimal {
             v.note = Some("the witness is not 1-minimal: removing one of its tests kept the outcome in a re-run".into());
         }
-        verdicts.push((t, v));
+        v.findings = findings.into_iter().map(|(_, f, _)| f).collect();
+        v
     }
-    verdicts.sort_by_key(|(t, _)| *t);
-    let verdicts: Vec<VerdictReport> = verdicts
-        .into_iter()
-        .map(|(t, mut v)| {
-            v.runs = per_test_runs[t].len();
-            v
-        })
-        .collect();
 
-    let dependencies = access.map(|a| {
-        let field_names = |fs: &[usize]| fs.iter().map(|&f| a.fields[f].clone()).collect();
-        Dependencies {
-            data: algo::data_dependences(a)
-                .into_iter()
-                .map(|d| DataDependenceReport {
-                    kind: d.kind.name().to_string(),
-                    reader: ids[d.reader].clone(),
-                    writer: ids[d.writer].clone(),
-                    fields: field_names(&d.fields),
+    /// Delta debugging of the tests before `t` in the schedule that first showed `seen`: the
+    /// finding, and the tests it keeps.
+    fn minimize(&mut self, t: Test, seen: &Seen, exec: &mut Executor<'_>) -> (Finding, Vec<Test>) {
+        let pos = seen
+            .schedule
+            .iter()
+            .position(|&u| u == t)
+            .expect("t is in its schedule");
+        let prefix: Vec<Test> = seen.schedule[..pos].to_vec();
+        let target = &seen.outcome;
+        let mut spent: Vec<Job> = Vec::new();
+        let m = ddmin::ddmin(&prefix, |candidates| {
+            let jobs: Vec<Job> = candidates
+                .iter()
+                .map(|c| {
+                    let mut s = c.clone();
+                    s.push(t);
+                    (s, 0)
                 })
-                .collect(),
-            pradet: pradet_edges
-                .as_ref()
-                .map(|r| {
-                    r.edges
-                        .iter()
-                        .map(|e| PradetEdgeReport {
-                            dependent: ids[e.dependent].clone(),
-                            on: ids[e.on].clone(),
-                            fields: field_names(&e.fields),
-                            status: e.state.name().to_string(),
-                            schedule: e.schedule.as_ref().map(|s| names(s)),
-                        })
-                        .collect()
+                .collect();
+            spent.extend(jobs.iter().cloned());
+            exec.run_batch("minimize", &jobs)
+                .iter()
+                .zip(&jobs)
+                .map(|(run, (s, _))| match run {
+                    Some(run) => match outcome_of(s, run, t, 0) {
+                        Some(Ok(o)) if o == *target => Trial::Reproduced,
+                        Some(Ok(_)) => Trial::Other,
+                        _ => Trial::Unresolved,
+                    },
+                    None => Trial::Unresolved,
                 })
-                .unwrap_or_default(),
-        }
-    });
+                .collect()
+        });
+        self.spent[t].extend(spent);
+        let mut order = m.items.clone();
+        order.push(t);
+        let finding = Finding {
+            outcome: Res::from_outcome(target),
+            order: self.names(&order),
+            before: self.names(&m.items),
+            one_minimal: m.one_minimal,
+            found_in_order_of: seen.schedule.len(),
+            found_by: seen
+                .algo
+                .map_or("default".to_string(), |a| a.name().to_string()),
+        };
+        (finding, m.items)
+    }
 
+    /// The verdicts in default order, each with the runs spent on its test.
+    fn finish(mut self) -> Vec<VerdictReport> {
+        self.verdicts.sort_by_key(|(t, _)| *t);
+        self.verdicts
+            .into_iter()
+            .map(|(t, mut v)| {
+                v.runs = self.spent[t].len();
+                v
+            })
+            .collect()
+    }
+}
+
+fn names(ids: &[String], s: &[Test]) -> Vec<String> {
+    s.iter().map(|&t| ids[t].clone()).collect()
+}
+
+/// ElectricTest's data dependences of the default order and PRADET's refinement, by name.
+fn dependencies(a: &Access, ids: &[String], refinement: Option<&Refinement>) -> Dependencies {
+    let field_names = |fs: &[usize]| fs.iter().map(|&f| a.fields[f].clone()).collect();
+    Dependencies {
+        data: algo::data_dependences(a)
+            .into_iter()
+            .map(|d| DataDependenceReport {
+                kind: d.kind.name().to_string(),
+                reader: ids[d.reader].clone(),
+                writer: ids[d.writer].clone(),
+                fields: field_names(&d.fields),
+            })
+            .collect(),
+        pradet: refinement
+            .map(|r| {
+                r.edges
+                    .iter()
+                    .map(|e| PradetEdgeReport {
+                        dependent: ids[e.dependent].clone(),
+                        on: ids[e.on].clone(),
+                        fields: field_names(&e.fields),
+                        status: e.state.name().to_string(),
+                        schedule: e.schedule.as_ref().map(|s| names(ids, s)),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+    }
+}
+
+fn summary(st: &State, verdicts: &[VerdictReport], exec: &Executor<'_>) -> Summary {
     let count = |v: Verdict| verdicts.iter().filter(|r| r.verdict == v).count();
-    let summary = Summary {
-        tests: n,
+    Summary {
+        tests: st.n,
         failing_in_default_order: st
             .reference
             .iter()
@@ -556,32 +699,20 @@ pub fn detect(
         runs: exec.runs_used(),
         executed: exec.executed,
         reused: exec.reused,
-    };
-    Ok(OdReport {
-        schema: OD_SCHEMA.to_string(),
-        runner: settings.runner.clone(),
-        tests: ids.clone(),
-        settings: Settings {
-            algorithms: settings
-                .algos
-                .iter()
-                .map(|a| a.name().to_string())
-                .collect(),
-            k: settings.params.k,
-            trials: settings.params.trials,
-            seed: settings.params.seed,
-            reruns,
-            timeout_seconds: settings.timeout_seconds,
-        },
-        summary,
-        algorithms: algo_reports,
-        verdicts,
-        dependencies,
-        problems: exec.problems().to_vec(),
-        budget: BudgetReport {
-            limit_seconds: settings.budget_seconds,
-            exhausted: exec.budget_exhausted,
-            not_run: exec.not_run,
-        },
-    })
+    }
+}
+
+fn settings_report(settings: &DetectSettings) -> Settings {
+    Settings {
+        algorithms: settings
+            .algos
+            .iter()
+            .map(|a| a.name().to_string())
+            .collect(),
+        k: settings.params.k,
+        trials: settings.params.trials,
+        seed: settings.params.seed,
+        reruns: settings.reruns,
+        timeout_seconds: settings.timeout_seconds,
+    }
 }

@@ -1,22 +1,23 @@
 //! Runs batches of schedules: each distinct (schedule, repetition) once, in parallel on `jobs`
 //! workers, until the budget runs out; every finished run is appended to a journal so that a
 //! later invocation with the same output resumes instead of starting over. Results come back
-//! in batch order, so what the analysis concludes never depends on timing.
+//! in batch order, so what the analysis concludes never depends on timing. How far it has got
+//! goes to a [`Progress`] (runs to make, runs made, the phase under way).
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 use super::report::{Res, RunProblem};
 use super::runner::{self, Runner};
 use super::{Missing, Observed, Schedule};
+use crate::progress::Progress;
 use crate::trace::Problem;
 
 /// One finished run of a schedule.
@@ -50,7 +51,7 @@ struct JournalRecord {
     problems: Vec<String>,
 }
 
-pub struct Executor {
+pub struct Executor<'p> {
     runner: Runner,
     ids: Vec<String>,
     jobs: usize,
@@ -65,55 +66,45 @@ pub struct Executor {
     pub executed: usize,
     pub reused: usize,
     problems: Vec<RunProblem>,
-    progress: ProgressBar,
+    progress: &'p mut dyn Progress,
+    /// Runs made so far by this executor, for `progress`.
+    done: u64,
 }
 
-impl Executor {
-    /// An executor over the test ids of the default order. With a journal path, runs recorded
-    /// there by an earlier invocation (same runner, same tests) are reused and new runs are
-    /// appended.
+impl<'p> Executor<'p> {
+    /// An executor over the test ids of the default order, the budget counted from now.
     pub fn new(
         runner: Runner,
         ids: Vec<String>,
         jobs: usize,
         budget: Option<Duration>,
-        journal: Option<&Path>,
-        show_progress: bool,
-    ) -> Result<Executor, Vec<Problem>> {
-        let mut cache = HashMap::new();
-        let journal = match journal {
-            Some(path) => Some(open_journal(path, &runner.command, &ids, &mut cache)?),
-            None => None,
-        };
-        let progress = if show_progress && std::io::stderr().is_terminal() {
-            let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{msg:>12} [{bar:30}] {pos}/{len} runs, {elapsed} elapsed, ETA {eta}",
-                )
-                .expect("valid template")
-                .progress_chars("=> "),
-            );
-            bar
-        } else {
-            ProgressBar::hidden()
-        };
-        Ok(Executor {
+        progress: &'p mut dyn Progress,
+    ) -> Executor<'p> {
+        Executor {
             runner,
             ids,
             jobs: jobs.max(1),
             deadline: budget.map(|b| Instant::now() + b),
             budget_exhausted: false,
             not_run: 0,
-            cache,
+            cache: HashMap::new(),
             used: HashSet::new(),
-            journal,
+            journal: None,
             next_dir: AtomicU64::new(0),
             executed: 0,
             reused: 0,
             problems: Vec::new(),
             progress,
-        })
+            done: 0,
+        }
+    }
+
+    /// Keeps a journal at `path`: runs recorded there by an earlier invocation (same runner,
+    /// same tests) are reused, and new runs are appended.
+    pub fn use_journal(&mut self, path: &Path) -> Result<(), Vec<Problem>> {
+        let file = open_journal(path, &self.runner.command, &self.ids, &mut self.cache)?;
+        self.journal = Some(file);
+        Ok(())
     }
 
     pub fn ids(&self) -> &[String] {
@@ -129,10 +120,6 @@ impl Executor {
         &self.problems
     }
 
-    pub fn finish(&self) {
-        self.progress.finish_and_clear();
-    }
-
     /// Runs a batch (duplicates and journalled runs are not run again). `None` for a job the
     /// budget left unrun.
     pub fn run_batch(&mut self, phase: &str, batch: &[Job]) -> Vec<Option<Arc<Run>>> {
@@ -145,8 +132,8 @@ impl Executor {
             }
         }
         if !todo.is_empty() {
-            self.progress.set_message(phase.to_string());
-            self.progress.inc_length(todo.len() as u64);
+            self.progress.stage(phase);
+            self.progress.grow(todo.len() as u64);
             self.execute(&todo);
         }
         let mut out = Vec::with_capacity(batch.len());
@@ -224,7 +211,8 @@ impl Executor {
             // invocation keeps every run it completed.
             for (i, out) in rx {
                 if let Some(out) = &out {
-                    self.progress.inc(1);
+                    self.done += 1;
+                    self.progress.advance(self.done, self.done);
                     if let Some(j) = &mut self.journal {
                         let (schedule, rep) = &todo[i];
                         if !matches!(out.exit, runner::Exit::NotStarted(_)) {

@@ -7,6 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::Access;
+use super::check;
 use super::report::{OD_SCHEMA, OdReport};
 use crate::trace::Problem;
 use crate::trace::lines::Lines;
@@ -296,7 +297,8 @@ pub fn access_for(
     Access::from_names(&rows)
 }
 
-/// A `paf.od/1` report written by `od detect`.
+/// A `paf.od/1` report written by `od detect`, checked to hold together: every test its
+/// verdicts name is in its test list, and every order recorded for a test runs it.
 pub fn read_report(path: &Path) -> Result<OdReport, Vec<Problem>> {
     let text = read_text(path)?;
     let value: serde_json::Value =
@@ -308,12 +310,18 @@ pub fn read_report(path: &Path) -> Result<OdReport, Vec<Problem>> {
             format!("expected a {OD_SCHEMA} report (from paf od detect -o)"),
         )]);
     }
-    serde_json::from_value(value).map_err(|e| {
+    let report: OdReport = serde_json::from_value(value).map_err(|e| {
         vec![Problem::in_file(
             path,
             format!("not a valid {OD_SCHEMA} report: {e}"),
         )]
-    })
+    })?;
+    let problems = check::report_problems(path, &text, &report);
+    if problems.is_empty() {
+        Ok(report)
+    } else {
+        Err(problems)
+    }
 }
 
 #[cfg(test)]

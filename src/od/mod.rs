@@ -6,14 +6,19 @@
 //! graph refinement as a state machine), [`ddmin`] (delta debugging), [`verdict`] (what a set
 //! of observations means). Parts with effects: [`runner`] (one schedule in one fresh process),
 //! [`exec`] (cache, journal, parallelism, budget, progress), [`detect`] (drives everything),
-//! [`input`] (reads test lists, access files and reports).
+//! [`replay`] (runs a report's recorded orders again), [`input`] (reads test lists, access
+//! files and reports). [`plan`], [`report`] and [`replay`] hold `od plan`'s, `od detect`'s and
+//! `od replay`'s results and render them.
 
 pub mod algo;
+mod check;
 pub mod ddmin;
 pub mod detect;
 pub mod exec;
 pub mod input;
+pub mod plan;
 pub mod pradet;
+pub mod replay;
 pub mod report;
 pub mod runner;
 pub mod verdict;

@@ -2,8 +2,8 @@
 //! dependency graph of the reference run's read-after-write relations, one edge inverted per
 //! schedule, source-first selection, edges that would close a cycle deferred.
 //!
-//! Call [`Refinement::next`] for the next schedule, run it, tell [`Refinement::record`]
-//! whether any outcome changed; repeat until `next` returns `None`.
+//! Call [`Refinement::next_schedule`] for the next schedule, run it, tell [`Refinement::record`]
+//! whether any outcome changed; repeat until `next_schedule` returns `None`.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};

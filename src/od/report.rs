@@ -165,11 +165,6 @@ impl Verdict {
             Verdict::Inconclusive => "inconclusive",
         }
     }
-
-    /// Victims and brittle tests are order-dependent.
-    pub fn is_order_dependent(self) -> bool {
-        matches!(self, Verdict::Victim | Verdict::Brittle)
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -330,58 +325,90 @@ pub fn table(report: &OdReport) -> String {
     if report.verdicts.is_empty() {
         out.push_str("No test changed its outcome.\n");
     } else {
-        let mut t = Table::new();
-        t.load_style(UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Disabled)
-            .set_header(vec![
-                "Test",
-                "Verdict",
-                "Default order",
-                "Alone",
-                "Witness (minimal order)",
-                "Polluters / state-setters",
-                "Runs",
-            ]);
-        for v in &report.verdicts {
-            let mut verdict = v.verdict.name().to_string();
-            if v.order_caused_failure {
-                verdict.push_str(" (order-caused failure)");
-            }
-            if v.masked_failure {
-                verdict.push_str(" (masked failure)");
-            }
-            if v.self_dependent && v.verdict != Verdict::SelfDependent {
-                verdict.push_str(" (also self-dependent)");
-            }
-            let who = if !v.state_setters.is_empty() {
-                let mut s = format!("setters: {}", list(&v.state_setters));
-                if !v.polluters.is_empty() {
-                    s.push_str(&format!("; polluters: {}", list(&v.polluters)));
-                }
-                s
-            } else {
-                list(&v.polluters)
-            };
-            t.add_row(vec![
-                v.test.clone(),
-                verdict,
-                v.default_outcome.text(),
-                v.isolated_outcome
-                    .as_ref()
-                    .map_or("-".to_string(), Res::text),
-                format!("{} -> {}", v.witness.join(" "), v.witness_outcome.text()),
-                who,
-                v.runs.to_string(),
-            ]);
-        }
-        out.push_str(&t.to_string());
+        out.push_str(&verdict_table(&report.verdicts).to_string());
         out.push('\n');
     }
-    let mut a = Table::new();
-    a.load_style(UTF8_FULL_CONDENSED)
+    out.push_str(&algorithm_table(&report.algorithms).to_string());
+    out.push('\n');
+    out.push_str(&summary_line(&report.summary));
+    if report.budget.exhausted {
+        out.push_str(&format!(
+            "budget exhausted: {} schedules not run; run again with the same -o to resume\n",
+            report.budget.not_run
+        ));
+    }
+    for p in &report.problems {
+        out.push_str(&problem_warning(p));
+    }
+    out
+}
+
+fn new_table(header: Vec<&str>) -> Table {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec!["Algorithm", "Schedules", "Runs", "Changed"]);
-    for r in &report.algorithms {
+        .set_header(header);
+    t
+}
+
+/// One row per verdict.
+fn verdict_table(verdicts: &[VerdictReport]) -> Table {
+    let mut t = new_table(vec![
+        "Test",
+        "Verdict",
+        "Default order",
+        "Alone",
+        "Witness (minimal order)",
+        "Polluters / state-setters",
+        "Runs",
+    ]);
+    for v in verdicts {
+        t.add_row(vec![
+            v.test.clone(),
+            verdict_text(v),
+            v.default_outcome.text(),
+            v.isolated_outcome
+                .as_ref()
+                .map_or("-".to_string(), Res::text),
+            format!("{} -> {}", v.witness.join(" "), v.witness_outcome.text()),
+            who(v),
+            v.runs.to_string(),
+        ]);
+    }
+    t
+}
+
+/// The verdict with what else it is: `victim (order-caused failure)`.
+fn verdict_text(v: &VerdictReport) -> String {
+    let mut verdict = v.verdict.name().to_string();
+    if v.order_caused_failure {
+        verdict.push_str(" (order-caused failure)");
+    }
+    if v.masked_failure {
+        verdict.push_str(" (masked failure)");
+    }
+    if v.self_dependent && v.verdict != Verdict::SelfDependent {
+        verdict.push_str(" (also self-dependent)");
+    }
+    verdict
+}
+
+/// The polluters, or the state-setters and then the polluters.
+fn who(v: &VerdictReport) -> String {
+    if v.state_setters.is_empty() {
+        return list(&v.polluters);
+    }
+    let mut s = format!("setters: {}", list(&v.state_setters));
+    if !v.polluters.is_empty() {
+        s.push_str(&format!("; polluters: {}", list(&v.polluters)));
+    }
+    s
+}
+
+/// One row per algorithm: what it planned and ran, and the tests it changed.
+fn algorithm_table(algorithms: &[AlgoReport]) -> Table {
+    let mut a = new_table(vec!["Algorithm", "Schedules", "Runs", "Changed"]);
+    for r in algorithms {
         let runs = if r.complete {
             r.runs.to_string()
         } else {
@@ -394,10 +421,11 @@ pub fn table(report: &OdReport) -> String {
             list(&r.changed),
         ]);
     }
-    out.push_str(&a.to_string());
-    out.push('\n');
-    let s = &report.summary;
-    out.push_str(&format!(
+    a
+}
+
+fn summary_line(s: &Summary) -> String {
+    format!(
         "{} tests ({} failing in the default order): {} victims ({} order-caused failures), {} brittle ({} masked failures), {} self-dependent, {} non-deterministic, {} inconclusive; {} runs ({} executed, {} reused)\n",
         s.tests,
         s.failing_in_default_order,
@@ -411,40 +439,35 @@ pub fn table(report: &OdReport) -> String {
         s.runs,
         s.executed,
         s.reused
-    ));
-    if report.budget.exhausted {
-        out.push_str(&format!(
-            "budget exhausted: {} schedules not run; run again with the same -o to resume\n",
-            report.budget.not_run
-        ));
+    )
+}
+
+/// A run with missing results or protocol problems, as a warning line.
+fn problem_warning(p: &RunProblem) -> String {
+    let mut names = p
+        .without_result
+        .iter()
+        .take(5)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if p.without_result.len() > 5 {
+        names.push_str(", ...");
     }
-    for p in &report.problems {
-        let mut names = p
-            .without_result
-            .iter()
-            .take(5)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ");
-        if p.without_result.len() > 5 {
-            names.push_str(", ...");
+    format!(
+        "warning: a run of {} test(s) ({}) left {} without a result{}{}\n",
+        p.order.len(),
+        p.exit,
+        p.missing,
+        if names.is_empty() {
+            String::new()
+        } else {
+            format!(" ({names}); they count as no result, not as failures")
+        },
+        if p.problems.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", p.problems.join("; "))
         }
-        out.push_str(&format!(
-            "warning: a run of {} test(s) ({}) left {} without a result{}{}\n",
-            p.order.len(),
-            p.exit,
-            p.missing,
-            if names.is_empty() {
-                String::new()
-            } else {
-                format!(" ({names}); they count as no result, not as failures")
-            },
-            if p.problems.is_empty() {
-                String::new()
-            } else {
-                format!("; {}", p.problems.join("; "))
-            }
-        ));
-    }
-    out
+    )
 }

@@ -12,7 +12,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use quick_xml::events::Event;
+use quick_xml::events::{BytesStart, Event};
 use serde::Deserialize;
 
 use super::{Missing, Observed, Outcome};
@@ -287,17 +287,12 @@ fn parse_jsonl(text: &str) -> (Vec<Record>, Vec<String>) {
 /// the first `at Class.method(File:line)` frame of its text; `<skipped>` makes it skipped.
 fn parse_junit(text: &str) -> (Vec<Record>, Vec<String>) {
     let mut reader = quick_xml::Reader::from_str(text);
-    let mut records = Vec::new();
-    let mut problems = Vec::new();
-    // The open testcase: id, outcome so far, whether we are inside its failure element.
-    let mut case: Option<(String, Option<Outcome>)> = None;
-    let mut in_failure = false;
-    let mut failure_text = String::new();
+    let mut junit = Junit::default();
     loop {
         let event = match reader.read_event() {
             Ok(e) => e,
             Err(e) => {
-                problems.push(format!(
+                junit.problems.push(format!(
                     "results (JUnit XML) at byte {}: {e}",
                     reader.buffer_position()
                 ));
@@ -306,96 +301,125 @@ fn parse_junit(text: &str) -> (Vec<Record>, Vec<String>) {
         };
         match event {
             Event::Eof => break,
-            ev @ (Event::Start(_) | Event::Empty(_)) if matches!(&ev, Event::Start(e) | Event::Empty(e) if e.name().as_ref() == "testcase") =>
-            {
-                let (Event::Start(e) | Event::Empty(e)) = &ev else {
-                    continue;
-                };
-                let empty = matches!(ev, Event::Empty(_));
-                if let Some(done) = case.take() {
-                    records.push(done);
-                }
-                let attr = |key: &str| {
-                    e.attributes()
-                        .flatten()
-                        .find(|a| a.key.as_ref() == key)
-                        .and_then(|a| {
-                            a.normalized_value(quick_xml::XmlVersion::default())
-                                .ok()
-                                .map(|v| v.into_owned())
-                        })
-                };
-                let id = match (attr("classname"), attr("name")) {
-                    (Some(c), Some(n)) if !c.is_empty() => format!("{c}.{n}"),
-                    (_, Some(n)) => n,
-                    _ => {
-                        problems.push("results (JUnit XML): a testcase without name".to_string());
-                        continue;
-                    }
-                };
-                if empty {
-                    // `<testcase/>` has no children and no end tag: it passed.
-                    records.push((id, Some(Outcome::Pass)));
-                } else {
-                    case = Some((id, Some(Outcome::Pass)));
-                }
+            Event::Start(e) => junit.start(&e, false),
+            Event::Empty(e) => junit.start(&e, true),
+            Event::Text(t) if junit.in_failure => junit.failure_text.push_str(&t.xml10_content()),
+            Event::CData(t) if junit.in_failure => {
+                junit.failure_text.push_str(&t.xml10_content());
             }
-            Event::Start(e) | Event::Empty(e)
-                if matches!(e.name().as_ref(), "failure" | "error" | "skipped") =>
-            {
-                let name = e.name().as_ref().to_string();
-                if let Some((_, outcome)) = &mut case {
-                    if name == "skipped" {
-                        *outcome = None;
-                    } else if matches!(outcome, Some(Outcome::Pass)) {
-                        let ty = e
-                            .attributes()
-                            .flatten()
-                            .find(|a| a.key.as_ref() == "type")
-                            .and_then(|a| {
-                                a.normalized_value(quick_xml::XmlVersion::default())
-                                    .ok()
-                                    .map(|v| v.into_owned())
-                            });
-                        *outcome = Some(Outcome::Fail {
-                            exception: ty,
-                            class: None,
-                            line: None,
-                        });
-                        in_failure = true;
-                        failure_text.clear();
-                    }
-                }
-            }
-            Event::Text(t) if in_failure => failure_text.push_str(&t.xml10_content()),
-            Event::CData(t) if in_failure => failure_text.push_str(&t.xml10_content()),
-            Event::GeneralRef(r) if in_failure => {
+            Event::GeneralRef(r) if junit.in_failure => {
                 if let Ok(s) = quick_xml::escape::unescape(&format!("&{};", &*r)) {
-                    failure_text.push_str(&s);
+                    junit.failure_text.push_str(&s);
                 }
             }
-            Event::End(e) if matches!(e.name().as_ref(), "failure" | "error") => {
-                if in_failure
-                    && let Some((_, Some(Outcome::Fail { class, line, .. }))) = &mut case
-                    && let Some((c, l)) = first_frame(&failure_text)
-                {
-                    *class = Some(c);
-                    *line = Some(l);
-                }
-                in_failure = false;
-            }
-            Event::End(e) if e.name().as_ref() == "testcase" => {
-                if let Some(done) = case.take() {
-                    records.push(done);
-                }
-            }
+            Event::End(e) => junit.end(e.name().as_ref()),
             _ => {}
         }
     }
-    if let Some(done) = case.take() {
-        records.push(done);
+    junit.close_case();
+    (junit.records, junit.problems)
+}
+
+/// A JUnit XML file read so far.
+#[derive(Default)]
+struct Junit {
+    records: Vec<Record>,
+    problems: Vec<String>,
+    /// The open testcase: its id and outcome so far.
+    case: Option<Record>,
+    /// Inside the open testcase's failure element, whose text so far is `failure_text`.
+    in_failure: bool,
+    failure_text: String,
+}
+
+impl Junit {
+    /// An element starts (`empty`: and ends, as `<x/>`).
+    fn start(&mut self, e: &BytesStart<'_>, empty: bool) {
+        let name = e.name();
+        match name.as_ref() {
+            "testcase" => self.testcase(e, empty),
+            "failure" | "error" | "skipped" => self.outcome(e, name.as_ref()),
+            _ => {}
+        }
     }
-    (records, problems)
+
+    fn end(&mut self, name: &str) {
+        match name {
+            "failure" | "error" => self.failure_end(),
+            "testcase" => self.close_case(),
+            _ => {}
+        }
+    }
+
+    /// A testcase starts: it passes unless a child says otherwise.
+    fn testcase(&mut self, e: &BytesStart<'_>, empty: bool) {
+        self.close_case();
+        let id = match (attribute(e, "classname"), attribute(e, "name")) {
+            (Some(c), Some(n)) if !c.is_empty() => format!("{c}.{n}"),
+            (_, Some(n)) => n,
+            _ => {
+                self.problems
+                    .push("results (JUnit XML): a testcase without name".to_string());
+                return;
+            }
+        };
+        if empty {
+            // `<testcase/>` has no children and no end tag: it passed.
+            self.records.push((id, Some(Outcome::Pass)));
+        } else {
+            self.case = Some((id, Some(Outcome::Pass)));
+        }
+    }
+
+    /// A `failure`, `error` or `skipped` element of the open testcase; the first failure or
+    /// error counts, and a skip overrides it.
+    fn outcome(&mut self, e: &BytesStart<'_>, name: &str) {
+        let Some((_, outcome)) = &mut self.case else {
+            return;
+        };
+        if name == "skipped" {
+            *outcome = None;
+        } else if matches!(outcome, Some(Outcome::Pass)) {
+            *outcome = Some(Outcome::Fail {
+                exception: attribute(e, "type"),
+                class: None,
+                line: None,
+            });
+            self.in_failure = true;
+            self.failure_text.clear();
+        }
+    }
+
+    /// The failure's text is complete: its first stack frame is where it was thrown.
+    fn failure_end(&mut self) {
+        if self.in_failure
+            && let Some((_, Some(Outcome::Fail { class, line, .. }))) = &mut self.case
+            && let Some((c, l)) = first_frame(&self.failure_text)
+        {
+            *class = Some(c);
+            *line = Some(l);
+        }
+        self.in_failure = false;
+    }
+
+    /// The open testcase, if any, is a record.
+    fn close_case(&mut self) {
+        if let Some(done) = self.case.take() {
+            self.records.push(done);
+        }
+    }
+}
+
+/// The value of attribute `key`, normalized.
+fn attribute(e: &BytesStart<'_>, key: &str) -> Option<String> {
+    e.attributes()
+        .flatten()
+        .find(|a| a.key.as_ref() == key)
+        .and_then(|a| {
+            a.normalized_value(quick_xml::XmlVersion::default())
+                .ok()
+                .map(|v| v.into_owned())
+        })
 }
 
 /// The class and line of the first `at Class.method(File.java:LINE)` frame of a stack trace.

@@ -1,17 +1,20 @@
 //! `paf od detect|plan|replay`: flags, their checks, and the glue that calls [`crate::od`].
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
 
+use super::super::progress::Bar;
 use super::super::{CliError, exit, output};
-use crate::od::algo::{self, Algo, Params};
+use crate::od::algo::{Algo, Params};
 use crate::od::detect::{self, DetectSettings};
 use crate::od::exec::{self, Executor};
-use crate::od::report::{self as od_report, Res};
+use crate::od::plan as od_plan;
+use crate::od::replay::{self, ReplayError};
+use crate::od::report as od_report;
 use crate::od::runner::Runner;
-use crate::od::{Access, Schedule, input, pradet};
+use crate::od::{Access, input};
 use crate::trace::Problem;
 
 #[derive(Args, Debug)]
@@ -28,36 +31,6 @@ pub enum OdCommand {
     Plan(PlanArgs),
     /// Re-run the recorded witness orders of one test from a paf.od/1 report.
     Replay(ReplayArgs),
-}
-
-/// An algorithm name for `--algo`.
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AlgoArg {
-    Reverse,
-    Random,
-    Isolate,
-    Pairwise,
-    Exhaustive,
-    DepAware,
-    DepAwareLastwriter,
-    Pradet,
-    Twice,
-}
-
-impl AlgoArg {
-    fn algo(self) -> Algo {
-        match self {
-            AlgoArg::Reverse => Algo::Reverse,
-            AlgoArg::Random => Algo::Random,
-            AlgoArg::Isolate => Algo::Isolate,
-            AlgoArg::Pairwise => Algo::Pairwise,
-            AlgoArg::Exhaustive => Algo::Exhaustive,
-            AlgoArg::DepAware => Algo::DepAware,
-            AlgoArg::DepAwareLastwriter => Algo::DepAwareLastWriter,
-            AlgoArg::Pradet => Algo::Pradet,
-            AlgoArg::Twice => Algo::Twice,
-        }
-    }
 }
 
 #[derive(Args, Debug)]
@@ -79,7 +52,7 @@ pub struct SuiteArgs {
         value_delimiter = ',',
         default_value = "reverse,random,isolate,twice"
     )]
-    pub algo: Vec<AlgoArg>,
+    pub algo: Vec<Algo>,
     /// Permutation length of exhaustive, dep-aware and dep-aware-lastwriter.
     #[arg(long, value_name = "K", default_value_t = 2)]
     pub k: usize,
@@ -207,18 +180,6 @@ fn duration(flag: &str, text: &str) -> Result<Duration, CliError> {
     })
 }
 
-fn check_output(out: &Option<PathBuf>) -> Result<(), CliError> {
-    if let Some(out) = out
-        && out.is_dir()
-    {
-        return Err(CliError::Usage(format!(
-            "{}: is a directory; expected a file path for -o",
-            out.display()
-        )));
-    }
-    Ok(())
-}
-
 impl OdConfig {
     pub fn from_args(args: OdArgs) -> Result<OdConfig, CliError> {
         Ok(match args.command {
@@ -237,7 +198,7 @@ impl OdConfig {
                     Some(j) => j,
                     None => std::thread::available_parallelism().map_or(1, |n| n.get()),
                 };
-                check_output(&a.output)?;
+                super::output_file(a.output.as_deref())?;
                 check_suite(&a.suite)?;
                 OdConfig::Detect(a, timeout, budget, jobs)
             }
@@ -271,8 +232,7 @@ fn check_suite(s: &SuiteArgs) -> Result<(), CliError> {
     if s.k == 0 {
         return Err(CliError::Usage("--k 0: expected at least 1".into()));
     }
-    let algos: Vec<Algo> = s.algo.iter().map(|a| a.algo()).collect();
-    if let Some(a) = algos.iter().find(|a| a.needs_access())
+    if let Some(a) = s.algo.iter().find(|a| a.needs_access())
         && s.access.is_none()
         && s.bundle.is_none()
     {
@@ -313,56 +273,11 @@ fn params(s: &SuiteArgs) -> Params {
 fn plan(a: PlanArgs) -> Result<u8, CliError> {
     let (ids, access) = load_suite(&a.suite)?;
     let access = access.unwrap_or_else(|| Access::empty(ids.len()));
-    let mut all: Vec<(Algo, Vec<Schedule>)> = Vec::new();
-    for arg in &a.suite.algo {
-        let algo = arg.algo();
-        let s = if algo == Algo::Pradet {
-            pradet::plan(&access)
-        } else {
-            algo::schedules(algo, &ids, &access, params(&a.suite))
-                .map_err(|e| CliError::Usage(e.to_string()))?
-        };
-        all.push((algo, s));
-    }
+    let plan = od_plan::plan(&a.suite.algo, ids, &access, params(&a.suite))
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     let text = match a.format {
-        PlanFormat::Json => {
-            // One schedule per line: a plan can be long, and this keeps it greppable.
-            let mut s = String::from("{\"schedules\": [");
-            let mut first = true;
-            for (_, schedules) in &all {
-                for sched in schedules {
-                    let names: Vec<&str> = sched.iter().map(|&t| ids[t].as_str()).collect();
-                    s.push_str(if first { "\n  " } else { ",\n  " });
-                    s.push_str(&serde_json::to_string(&names).expect("strings serialize"));
-                    first = false;
-                }
-            }
-            s.push_str(if first { "]" } else { "\n]" });
-            if all.len() > 1 {
-                let counts: Vec<serde_json::Value> = all
-                    .iter()
-                    .map(|(a, s)| serde_json::json!({"algo": a.name(), "schedules": s.len()}))
-                    .collect();
-                s.push_str(&format!(
-                    ",\n\"algorithms\": {}",
-                    serde_json::to_string(&counts).expect("serializes")
-                ));
-            }
-            s.push_str("}\n");
-            s
-        }
-        PlanFormat::Text => {
-            let mut s = String::new();
-            for (algo, schedules) in &all {
-                s.push_str(&format!("# {algo}: {} schedules\n", schedules.len()));
-                for sched in schedules {
-                    let names: Vec<&str> = sched.iter().map(|&t| ids[t].as_str()).collect();
-                    s.push_str(&names.join(" "));
-                    s.push('\n');
-                }
-            }
-            s
-        }
+        PlanFormat::Json => od_plan::json(&plan),
+        PlanFormat::Text => od_plan::text(&plan),
     };
     output::emit(&text, None)?;
     Ok(exit::OK)
@@ -388,18 +303,15 @@ fn detect(
         timeout,
         work: work.path().to_path_buf(),
     };
-    let journal = a.output.as_deref().map(exec::journal_path);
-    let mut executor = Executor::new(
-        runner,
-        ids,
-        jobs,
-        budget,
-        journal.as_deref(),
-        !a.no_progress,
-    )
-    .map_err(CliError::Bundle)?;
+    let mut bar = Bar::runs(!a.no_progress);
+    let mut executor = Executor::new(runner, ids, jobs, budget, &mut bar);
+    if let Some(out) = &a.output {
+        executor
+            .use_journal(&exec::journal_path(out))
+            .map_err(CliError::Bundle)?;
+    }
     let settings = DetectSettings {
-        algos: a.suite.algo.iter().map(|x| x.algo()).collect(),
+        algos: a.suite.algo.clone(),
         params: params(&a.suite),
         reruns: a.reruns,
         runner: a.runner.clone(),
@@ -407,11 +319,9 @@ fn detect(
         budget_seconds: budget.map(|b| b.as_secs_f64()),
     };
     let result = detect::detect(access.as_ref(), &settings, &mut executor);
-    executor.finish();
-    let report = result.map_err(|e| match e {
-        detect::DetectError::TooMany(e) => CliError::Usage(e.to_string()),
-        other => CliError::Usage(other.to_string()),
-    })?;
+    drop(executor);
+    bar.finish();
+    let report = result.map_err(|e| CliError::Usage(e.to_string()))?;
     let json = od_report::json(&report);
     if let Some(out) = &a.output {
         output::emit(&json, Some(out))?;
@@ -426,116 +336,26 @@ fn detect(
 
 fn replay(a: ReplayArgs, timeout: Duration) -> Result<u8, CliError> {
     let report = input::read_report(&a.report).map_err(CliError::Bundle)?;
-    let Some(v) = report.verdicts.iter().find(|v| v.test == a.test) else {
-        let known: Vec<&str> = report.verdicts.iter().map(|v| v.test.as_str()).collect();
-        return Err(CliError::Usage(format!(
-            "{}: no verdict for {:?}; expected one of: {}",
-            a.report.display(),
-            a.test,
-            if known.is_empty() {
-                "(none)".to_string()
-            } else {
-                known.join(", ")
-            }
-        )));
-    };
-    // The recorded orders: the witness, the test alone, and every minimized finding.
-    let mut orders: Vec<(Vec<String>, Res)> = vec![(v.witness.clone(), v.witness_outcome.clone())];
-    if let Some(iso) = &v.isolated_outcome {
-        orders.push((vec![v.test.clone()], iso.clone()));
-    }
-    for f in &v.findings {
-        orders.push((f.order.clone(), f.outcome.clone()));
-    }
-    let mut unique: Vec<(Vec<String>, Res)> = Vec::new();
-    for o in orders {
-        if !unique.iter().any(|u| u.0 == o.0) {
-            unique.push(o);
-        }
-    }
-    let index = |id: &str| report.tests.iter().position(|t| t == id);
-    let mut schedules = Vec::new();
-    for (order, _) in &unique {
-        let s: Option<Schedule> = order.iter().map(|id| index(id)).collect();
-        schedules.push(s.ok_or_else(|| {
-            CliError::Bundle(vec![Problem::in_file(
-                &a.report,
-                "a witness names a test that is not in the report's test list",
-            )])
-        })?);
-    }
     let work = work_dir()?;
     let runner = Runner {
         command: a.runner.clone().unwrap_or_else(|| report.runner.clone()),
         timeout,
         work: work.path().to_path_buf(),
     };
-    let mut executor = Executor::new(runner, report.tests.clone(), 1, None, None, false)
-        .map_err(CliError::Bundle)?;
-    let t = index(&v.test).expect("the verdict's test is in the list");
-    let mut rows = Vec::new();
-    for (s, (order, expected)) in schedules.iter().zip(&unique) {
-        let batch: Vec<(Schedule, u32)> = (0..a.reruns.max(1)).map(|r| (s.clone(), r)).collect();
-        let runs = executor.run_batch("replay", &batch);
-        let observed: Vec<Res> = runs
-            .iter()
-            .map(|r| match r {
-                Some(run) => {
-                    // The test's position; a self-dependence witness runs it twice: the last.
-                    let p = s.iter().rposition(|&u| u == t).expect("t in its order");
-                    Res::from_observed(&run.results[p])
-                }
-                None => Res::Missing {
-                    reason: "not run".into(),
-                },
-            })
-            .collect();
-        let reproduced = observed.iter().all(|o| o == expected);
-        rows.push(serde_json::json!({
-            "order": order, "expected": expected, "observed": observed, "reproduced": reproduced,
-        }));
-    }
-    let text = match a.format {
-        OdFormat::Json => format!(
-            "{:#}\n",
-            serde_json::json!({"schema": "paf.od-replay/1", "test": v.test, "verdict": v.verdict, "orders": rows})
-        ),
-        OdFormat::Table => {
-            let mut t = comfy_table::Table::new();
-            t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED)
-                .set_content_arrangement(comfy_table::ContentArrangement::Disabled)
-                .set_header(vec!["Order", "Expected", "Observed", "Reproduced"]);
-            for (row, (order, expected)) in rows.iter().zip(&unique) {
-                let observed: Vec<Res> =
-                    serde_json::from_value(row["observed"].clone()).unwrap_or_default();
-                t.add_row(vec![
-                    order.join(" "),
-                    expected.text(),
-                    observed
-                        .iter()
-                        .map(Res::text)
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                    if row["reproduced"] == true {
-                        "yes"
-                    } else {
-                        "no"
-                    }
-                    .to_string(),
-                ]);
+    // Replay has never drawn a progress bar.
+    let replayed =
+        replay::replay(&report, &a.test, runner, a.reruns, &mut ()).map_err(|e| match e {
+            ReplayError::NoVerdict { .. } => {
+                CliError::Usage(format!("{}: {e}", a.report.display()))
             }
-            format!("{}: {}\n{t}\n", v.test, v.verdict.name())
-        }
+            _ => CliError::Bundle(vec![Problem::in_file(&a.report, e.to_string())]),
+        })?;
+    let text = match a.format {
+        OdFormat::Table => replay::table(&replayed),
+        OdFormat::Json => replay::json(&replayed),
     };
     output::emit(&text, None)?;
     Ok(exit::OK)
-}
-
-/// The order-caused failures of a `paf.od/1` report, for `rank --exclude-od`.
-pub fn exclusions(path: &Path) -> Result<Vec<od_report::Excluded>, CliError> {
-    Ok(input::read_report(path)
-        .map_err(CliError::Bundle)?
-        .order_caused_failures())
 }
 
 pub fn run(args: OdArgs) -> Result<u8, CliError> {

@@ -2,29 +2,13 @@
 //! codes, and goldens of whole outputs on the traced library suite (`UPDATE_GOLDEN=1` rewrites
 //! them, and the SVG of docs/evaluation.md).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Runs `paf` from the repository root, so paths in messages are relative and stable.
-fn paf(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_paf"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run paf");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).expect("UTF-8 stdout"),
-        String::from_utf8(out.stderr).expect("UTF-8 stderr"),
-    )
-}
+mod common;
+use common::{paf, root};
 
 /// Runs `paf eval ... --format json`, expecting success, and parses the report.
 fn eval_json(args: &[&str]) -> (Value, String) {

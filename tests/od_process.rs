@@ -5,26 +5,16 @@
 //! resumes; `od replay` re-runs a witness; the progress bar stays off a non-terminal stderr.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+mod common;
+use common::{root, run as paf};
 
 fn example(name: &str) -> PathBuf {
     root().join("testdata/od").join(name)
-}
-
-fn paf(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_paf"));
-    cmd.args(args).current_dir(root());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("paf runs")
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -4,26 +4,16 @@
 //! drops fTest2 from the ranking and lists it under `excluded` with its witness, while fTest1,
 //! which fails alone too, stays ranked.
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
+
+mod common;
+use common::{paf_output as paf, root};
 
 const F1: &str = "org.example.ProjectEntryTest.fTest1";
 const F2: &str = "org.example.ProjectEntryTest.fTest2";
 const BUNDLE: &str = "testdata/java/motivating/bundle";
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn paf(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_paf"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("paf runs")
-}
 
 fn ok_json(out: &Output) -> Value {
     assert_eq!(

@@ -4,21 +4,12 @@
 //! testdata/od/dtdetector-example (Test2 fails after Test3 then Test1).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn paf(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_paf"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("paf runs")
-}
+mod common;
+use common::{paf_output as paf, root};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

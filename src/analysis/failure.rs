@@ -65,7 +65,7 @@ pub struct CrashVar {
     pub origin: Origin,
     /// The origin executed after the MUT was entered.
     pub local: bool,
-    /// The origin's locality time (see [`Definition::time`]), if traced.
+    /// The origin's locality time (see [`super::Definition::time`]), if traced.
     pub origin_time: Option<i64>,
     /// The failure-inducing dataflow, origin first, ending at the crash statement.
     pub chain: Vec<Step>,

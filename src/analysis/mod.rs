@@ -1,6 +1,6 @@
 //! Phase 1 of PAF (section 3.1): what each test did, and why each failing test failed.
 //!
-//! [`replay`] rebuilds a test's dynamic def-use associations from its events; [`failure`]
+//! [`replay()`] rebuilds a test's dynamic def-use associations from its events; [`failure`]
 //! finds a failing test's crash statement, crash variables and method under test; [`backtrack`]
 //! follows each crash variable's copy chain to its origin and decides its locality; [`facts`]
 //! is what the evaluation's baselines read of each test. Every

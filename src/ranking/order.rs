@@ -24,7 +24,7 @@ fn key(set: &FlowSet, score: &Score) -> (bool, bool, Option<Ratio>) {
 /// Returns flow-set indices in rank order.
 ///
 /// Flow-sets are first put in bundle order (of their first member), then sorted stably by
-/// [`key`]; each run of equal keys is shuffled with one ChaCha8 generator seeded by `seed`,
+/// `key`; each run of equal keys is shuffled with one ChaCha8 generator seeded by `seed`,
 /// runs taken in order, so a seed gives the same ranking on any machine.
 pub fn rank(sets: &[FlowSet], scores: &[Score], seed: u64) -> Vec<usize> {
     let mut order: Vec<usize> = (0..sets.len()).collect();

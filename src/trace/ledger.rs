@@ -30,7 +30,7 @@ impl Ledger {
         }
     }
 
-    /// Takes one segment's results (from [`assemble`], or anything shaped like them whose
+    /// Takes one segment's results (from [`super::assemble()`], or anything shaped like them whose
     /// first entry is the segment's test): records the test id, keeping it if `keep`, and makes
     /// a repeated id a problem of that test.
     pub fn record<T>(

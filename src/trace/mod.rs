@@ -3,7 +3,7 @@
 //! [`Bundle::open`] reads the small files eagerly and returns them as immutable [`Tables`]
 //! (manifest, statement table, interned names, parsed static DUAs), beside a [`TestsFile`]
 //! handle: the tests are never loaded whole. [`scan`] cuts the tests file into one segment per
-//! test, [`assemble`] checks a segment and makes it a [`TestTrace`], the [`Ledger`] makes the
+//! test, [`assemble()`] checks a segment and makes it a [`TestTrace`], the [`Ledger`] makes the
 //! checks that span the file, and [`TestReader`] does all three on the calling thread.
 
 pub mod assemble;

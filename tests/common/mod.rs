@@ -31,3 +31,8 @@ pub fn paf(args: &[&str]) -> (i32, String, String) {
         String::from_utf8(out.stderr).expect("UTF-8 stderr"),
     )
 }
+
+/// Runs `paf ARGS` from the repository root: its whole output.
+pub fn paf_output(args: &[&str]) -> Output {
+    run(args, &[])
+}

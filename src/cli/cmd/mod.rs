@@ -1,5 +1,5 @@
 //! One file per command: its flags (clap), their checks into settings, and the glue that calls
-//! the library and hands the result to [`super::output`]. Shared here: opening and analyzing a
+//! the library and hands the result to the output module. Shared here: opening and analyzing a
 //! bundle with a progress bar, and the checks of `-o`.
 
 pub mod eval;

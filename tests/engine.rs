@@ -61,6 +61,7 @@ fn reference(bundle: &Bundle, options: &Options) -> Analysis {
         duas,
         events,
         facts: None,
+        masked: Vec::new(),
     }
 }
 
@@ -68,7 +69,7 @@ fn reference(bundle: &Bundle, options: &Options) -> Analysis {
 /// the DUAs of interest), and every DUA of the table, by name, with its coverage.
 fn outputs(bundle: &Bundle, analysis: &Analysis) -> (String, Vec<String>) {
     let ranked = ranking::rank(&analysis.failures, &analysis.duas, 7);
-    let mut report = report::build(&bundle.tables, analysis, &ranked, 7, Vec::new());
+    let mut report = report::build(&bundle.tables, analysis, &ranked, 7, Vec::new(), Vec::new());
     report.summary.duas = 0;
     let id = |ix| bundle.tables.statements.get(ix).id;
     let mut duas: Vec<String> = analysis

@@ -36,7 +36,7 @@ fn detect_with(example: &str, tests: Option<&Path>, args: &[&str], env: &[(&str,
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
-    assert_eq!(v["schema"], "paf.od/1");
+    assert_eq!(v["schema"], "paf.od/2");
     v
 }
 
@@ -142,7 +142,7 @@ fn dtdetector_example_runs_per_algorithm_and_dependencies() {
     );
     // PRADET: the one read-after-write edge, Test4 on Test3 (x), is dropped: Test4 alone
     // changes nothing (it has no assertion).
-    let p = &r["dependencies"]["pradet"][0];
+    let p = &r["candidates"]["pradet"][0];
     assert_eq!(
         (p["dependent"].as_str(), p["on"].as_str()),
         (Some("Test4"), Some("Test3"))
@@ -151,7 +151,7 @@ fn dtdetector_example_runs_per_algorithm_and_dependencies() {
     assert_eq!(strings(&p["schedule"]), vec!["Test4"]);
     // ElectricTest: Test4 read Test3's x; Test3 overwrote the x Test1 read; Test4 overwrote
     // the y Test2 read.
-    let data: Vec<(String, String, String)> = r["dependencies"]["data"]
+    let data: Vec<(String, String, String)> = r["candidates"]["data"]
         .as_array()
         .unwrap()
         .iter()
@@ -223,7 +223,7 @@ fn pradet_datasource_both_tests_need_test_set_field() {
     }
     // PRADET: source-first tests testToString's edge first; both edges are manifest.
     let r = detect("pradet-datasource", &["--algo", "pradet"]);
-    let edges = r["dependencies"]["pradet"].as_array().unwrap();
+    let edges = r["candidates"]["pradet"].as_array().unwrap();
     assert!(edges.iter().all(|e| e["status"] == "manifest"));
     assert_eq!(r["algorithms"][0]["runs"], 2);
     // The hidden dependence: testSetField, testToString, testSetCloneString fails the clone
@@ -254,7 +254,7 @@ fn pradet_joint_dependencies_source_first() {
     // Source-first: t3 -> t2 first (runs t1, t3: t3 fails without foo, manifest); t3 -> t1
     // would close a cycle, so t2 -> t1 next (t2 alone passes, dropped); then t3 -> t1 (t2, t3
     // pass: dropped). Three runs.
-    let edges: Vec<(String, String, String, Vec<String>)> = r["dependencies"]["pradet"]
+    let edges: Vec<(String, String, String, Vec<String>)> = r["candidates"]["pradet"]
         .as_array()
         .unwrap()
         .iter()

@@ -136,7 +136,7 @@ fn rank_exclude_od_rejects_what_is_not_an_od_report() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("rank.json:2") && err.contains("expected a paf.od/1 report"),
+        err.contains("rank.json:2") && err.contains("expected a paf.od/2 report"),
         "{err}"
     );
 }

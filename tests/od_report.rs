@@ -1,4 +1,4 @@
-//! `paf.od/1` reports that do not hold together, as a hand edit leaves them: `od replay` and
+//! `paf.od/2` reports that do not hold together, as a hand edit leaves them: `od replay` and
 //! `rank --exclude-od` refuse them with exit code 2 and one problem per value at fault, at its
 //! line, where replay used to panic. The reports are edited from a real `od detect` report of
 //! testdata/od/dtdetector-example (Test2 fails after Test3 then Test1).
@@ -65,6 +65,12 @@ fn line_after(text: &str, after: usize, start: &str) -> usize {
         + 1
 }
 
+/// The line of the first line starting with `start` in the verdicts (after the dependency
+/// graph, which has witnesses too).
+fn verdict_line(text: &str, start: &str) -> usize {
+    line_after(text, line(text, "\"verdicts\": ["), start)
+}
+
 /// Exit code 2, these lines on standard error, nothing on standard output.
 fn refused(out: &Output, expected: &[String]) {
     let err = text(&out.stderr);
@@ -86,7 +92,7 @@ fn a_witness_without_its_test_is_a_problem_at_its_line() {
         &[format!(
             "error: {}:{}: verdict for \"Test2\": its witness does not run the test; expected an order that runs \"Test2\"",
             path.display(),
-            line(&json, "\"witness\": [")
+            verdict_line(&json, "\"witness\": [")
         )],
     );
 }
@@ -111,7 +117,7 @@ fn a_verdict_for_an_unlisted_test_is_a_problem_at_its_line() {
         ),
         format!(
             "error: {p}:{}: verdict for \"Test5\": its witness does not run the test; expected an order that runs \"Test5\"",
-            line(&json, "\"witness\": [")
+            verdict_line(&json, "\"witness\": [")
         ),
         format!(
             "error: {p}:{}: verdict for \"Test5\": the order of finding 0 does not run the test; expected an order that runs \"Test5\"",
@@ -137,7 +143,7 @@ fn an_unlisted_polluter_is_a_problem_at_its_line() {
     r["verdicts"][0]["polluters"][1] = "Test9".into();
     let (path, json) = write(dir.path(), "polluter.json", &r);
     // The second polluter, on the line after `"polluters": [` and the first.
-    let at = line(&json, "\"polluters\": [") + 2;
+    let at = verdict_line(&json, "\"polluters\": [") + 2;
     let out = paf(&["od", "replay", path.to_str().unwrap(), "Test2"]);
     refused(
         &out,

@@ -107,6 +107,9 @@ fn run(command: Command) -> Result<u8, CliError> {
         Command::Synth(a) => cmd::synth::run(a),
         Command::Trace {
             command: cmd::trace::TraceCommand::Java(a),
-        } => cmd::trace::java(a),
+        } => cmd::trace::java(*a),
+        Command::Trace {
+            command: cmd::trace::TraceCommand::Merge(a),
+        } => cmd::trace::merge(a),
     }
 }

@@ -41,6 +41,9 @@ pub struct Options {
     pub all_ids: bool,
     /// Gather the evaluation's per-test [`Facts`] while reading (`paf eval`).
     pub facts: bool,
+    /// Tests whose failure alone joins the analysis (`rank --od`: masked failures), read from
+    /// the bundle's `isolated.jsonl`; every test id is then kept.
+    pub isolated: Vec<String>,
 }
 
 impl Default for Options {
@@ -50,6 +53,7 @@ impl Default for Options {
             all_duas: false,
             all_ids: false,
             facts: false,
+            isolated: Vec::new(),
         }
     }
 }
@@ -89,6 +93,9 @@ pub struct Analysis {
     pub events: u64,
     /// With [`Options::facts`]: what the evaluation's baselines read of each test.
     pub facts: Option<Facts>,
+    /// The tests of [`Options::isolated`] whose isolated failure joined the failures (by test
+    /// index, in the order of the isolated file): masked failures.
+    pub masked: Vec<usize>,
 }
 
 impl Analysis {
@@ -216,6 +223,116 @@ impl First {
     }
 }
 
+/// A failure of pass 1b, whose test index is still the isolated file's: where it went and
+/// the test's id.
+struct Isolated {
+    failure: Option<usize>,
+    unanalyzed: Option<usize>,
+    id: String,
+}
+
+/// Pass 1b (`rank --od`): the failing tests of `isolated.jsonl` that `wanted` names, analyzed
+/// as pass 1 analyzes failures (so that pass 2 keeps the DUAs their crash variables need).
+/// Their test indices are fixed once pass 2 has every id ([`remap_isolated`]).
+fn isolated_pass(
+    bundle: &Bundle,
+    wanted: &[String],
+    first: &mut First,
+) -> Result<Vec<Isolated>, Vec<Problem>> {
+    let Some(file) = &bundle.isolated else {
+        return Ok(Vec::new());
+    };
+    let tables = &bundle.tables;
+    let path = file.path();
+    let wanted: FxHashSet<&str> = wanted.iter().map(String::as_str).collect();
+    let mut taken: FxHashSet<String> = FxHashSet::default();
+    let mut found = Vec::new();
+    let mut problems = Vec::new();
+    let scanner = file.scan(Keep::Failing).map_err(|p| vec![p])?;
+    scan::map_segments(
+        scanner,
+        0,
+        || (),
+        |(), seg| seg,
+        |seg| {
+            if seg.bytes.is_none() {
+                return;
+            }
+            for test in assemble(&seg, path, &mut first.symbols, &tables.statements) {
+                let test = match test {
+                    Ok(t) if wanted.contains(t.id.as_str()) && !taken.contains(&t.id) => t,
+                    Ok(_) => continue,
+                    Err(mut p) => {
+                        problems.append(&mut p);
+                        continue;
+                    }
+                };
+                let replay = match replay(&test, path) {
+                    Ok(r) => r,
+                    Err(mut p) => {
+                        problems.append(&mut p);
+                        continue;
+                    }
+                };
+                let (f, u) = (first.failures.len(), first.unanalyzed.len());
+                first.analyze(&test, &replay, &tables.statements, false);
+                found.push(Isolated {
+                    failure: (first.failures.len() > f).then_some(f),
+                    unanalyzed: (first.unanalyzed.len() > u).then_some(u),
+                    id: test.id.clone(),
+                });
+                taken.insert(test.id.clone());
+            }
+        },
+    );
+    if problems.is_empty() {
+        Ok(found)
+    } else {
+        Err(problems)
+    }
+}
+
+/// Gives pass 1b's failures the index of their test in the bundle; a test the bundle does
+/// not hold leaves the analysis. The indices of the tests that joined.
+fn remap_isolated(
+    found: &[Isolated],
+    ids: &TestIds,
+    failures: &mut Vec<Failure>,
+    unanalyzed: &mut Vec<Unanalyzed>,
+) -> Vec<usize> {
+    let mut joined = Vec::new();
+    let mut drop_f = FxHashSet::default();
+    let mut drop_u = FxHashSet::default();
+    for iso in found {
+        match ids.find(&iso.id) {
+            Some(ix) => {
+                if let Some(f) = iso.failure {
+                    failures[f].test = ix;
+                }
+                if let Some(u) = iso.unanalyzed {
+                    unanalyzed[u].test = ix;
+                }
+                joined.push(ix);
+            }
+            None => {
+                drop_f.extend(iso.failure);
+                drop_u.extend(iso.unanalyzed);
+            }
+        }
+    }
+    let mut i = 0;
+    failures.retain(|_| {
+        i += 1;
+        !drop_f.contains(&(i - 1))
+    });
+    let mut i = 0;
+    unanalyzed.retain(|_| {
+        i += 1;
+        !drop_u.contains(&(i - 1))
+    });
+    joined
+}
+
 /// Pass 2's work on one segment (on a worker thread): check, replay, select DUAs, and with
 /// `gather_facts` note the calls of a passing test's body.
 fn pass_two(
@@ -258,6 +375,11 @@ pub fn analyze(
     let size = bundle.tests.size();
     progress.grow(2 * size);
     let mut first = pass_one(bundle, options, jobs, progress)?;
+    let isolated = if options.isolated.is_empty() {
+        Vec::new()
+    } else {
+        isolated_pass(bundle, &options.isolated, &mut first)?
+    };
 
     // What pass 2 keeps: the DUAs that reach a crash statement on a crash variable.
     let statements = &bundle.tables.statements;
@@ -278,8 +400,8 @@ pub fn analyze(
 
     // Pass 2: every other test, checked and replayed on the workers, merged in bundle order.
     let path = bundle.tests.path();
-    let (mut merge, scanner) =
-        Merge::start(&bundle.tests, Keep::Rest, options.all_ids, progress, size)?;
+    let keep_ids = options.all_ids || !options.isolated.is_empty();
+    let (mut merge, scanner) = Merge::start(&bundle.tests, Keep::Rest, keep_ids, progress, size)?;
     let mut symbols = first.symbols;
     let shared = symbols.clone();
     let mut outcomes = Vec::new();
@@ -338,6 +460,12 @@ pub fn analyze(
             return Err(problems);
         }
     };
+    let masked = remap_isolated(
+        &isolated,
+        &test_ids,
+        &mut first.failures,
+        &mut first.unanalyzed,
+    );
     Ok(Analysis {
         symbols,
         test_ids,
@@ -347,6 +475,7 @@ pub fn analyze(
         duas,
         events,
         facts: options.facts.then_some(facts),
+        masked,
     })
 }
 
@@ -365,10 +494,30 @@ pub fn check(
     jobs: Jobs,
     progress: &mut dyn Progress,
 ) -> Result<Checked, Vec<Problem>> {
-    let path = bundle.tests.path();
+    check_file(bundle, &bundle.tests, jobs, progress)
+}
+
+/// [`check`] of the bundle's `isolated.jsonl` (`None` without one): the same rules, its own
+/// test ids.
+pub fn check_isolated(
+    bundle: &Bundle,
+    jobs: Jobs,
+    progress: &mut dyn Progress,
+) -> Option<Result<Checked, Vec<Problem>>> {
+    let file = bundle.isolated.as_ref()?;
+    Some(check_file(bundle, file, jobs, progress))
+}
+
+fn check_file(
+    bundle: &Bundle,
+    file: &crate::trace::TestsFile,
+    jobs: Jobs,
+    progress: &mut dyn Progress,
+) -> Result<Checked, Vec<Problem>> {
+    let path = file.path();
     let tables = &bundle.tables;
-    progress.grow(bundle.tests.size());
-    let (mut merge, scanner) = Merge::start(&bundle.tests, Keep::All, false, progress, 0)?;
+    progress.grow(file.size());
+    let (mut merge, scanner) = Merge::start(file, Keep::All, false, progress, 0)?;
     let mut checked = Checked {
         tests: 0,
         failing: 0,
@@ -399,5 +548,5 @@ pub fn check(
             merge.tick(checked.tests);
         },
     );
-    merge.finish(&bundle.tests).map(|_| checked)
+    merge.finish(file).map(|_| checked)
 }

@@ -210,6 +210,7 @@ pub fn evaluate_bundle(
         &ranked,
         settings.seed,
         Vec::new(),
+        Vec::new(),
     );
     let facts = analysis.facts.unwrap_or_default();
     let access = AccessTable::from_statements(&bundle.tables.statements, &bundle.tables.symbols);

@@ -48,6 +48,14 @@ pub enum Algo {
     /// Each test twice in one process: the self-dependence probe.
     #[value(help = None)]
     Twice,
+    /// Covering orders: every ordered pair of tests adjacent in some order, in about n orders
+    /// (iDFlakies' Tuscan-square detector).
+    #[value(help = None)]
+    Tuscan,
+    /// The failing tests alone, and the passing tests that may fail alone (masked failures):
+    /// runs that grow with the failing tests, not the suite.
+    #[value(help = None)]
+    Triage,
 }
 
 impl Algo {
@@ -62,7 +70,15 @@ impl Algo {
             Algo::DepAwareLastWriter => "dep-aware-lastwriter",
             Algo::Pradet => "pradet",
             Algo::Twice => "twice",
+            Algo::Tuscan => "tuscan",
+            Algo::Triage => "triage",
         }
+    }
+
+    /// Whether the schedules depend on earlier results, so that a shard cannot plan them
+    /// (`od detect --shard` leaves them to `od merge`).
+    pub fn adaptive(self) -> bool {
+        matches!(self, Algo::Pradet)
     }
 
     /// Whether the algorithm needs read/write sets.
@@ -112,12 +128,14 @@ pub struct TooMany {
     pub count: u128,
 }
 
-/// The schedules of a non-adaptive algorithm (`pradet` is planned by [`super::pradet`]).
+/// The schedules of a non-adaptive algorithm (`pradet` is planned by [`super::pradet`]);
+/// `failing` says which tests failed in the default order (only `triage` reads it).
 pub fn schedules(
     algo: Algo,
     ids: &[String],
     access: &Access,
     params: Params,
+    failing: &[bool],
 ) -> Result<Vec<Schedule>, TooMany> {
     let n = ids.len();
     let check = |k: usize| {
@@ -150,7 +168,64 @@ pub fn schedules(
         }
         Algo::Pradet => super::pradet::plan(access),
         Algo::Twice => (0..n).map(|t| vec![t, t]).collect(),
+        Algo::Tuscan => tuscan(n),
+        Algo::Triage => triage(failing, access),
     })
+}
+
+/// Orders of `0..n` in which every ordered pair of distinct tests is adjacent somewhere: the
+/// rows of a row-complete Latin square (Williams' construction) for even n, n orders; for odd
+/// n, the square of n + 1 with test n taken out of every row, n + 1 orders (taking a test out
+/// joins its two neighbours, and every pair of the others stays adjacent where it was). This
+/// is what iDFlakies' Tuscan-square detector covers: all n(n - 1) ordered pairs as neighbours
+/// in about n orders, each a whole run of the suite, where `pairwise` needs one run per pair.
+pub fn tuscan(n: usize) -> Vec<Schedule> {
+    if n <= 1 {
+        return (0..n).map(|t| vec![t]).collect();
+    }
+    let m = n + n % 2;
+    // 0, 1, m-1, 2, m-2, ...: the steps between neighbours are 1, -2, 3, -4, ... mod m, all
+    // distinct, so shifting the row by 0..m puts every difference, hence every ordered pair,
+    // at exactly one place.
+    let base: Vec<usize> = (0..m)
+        .map(|j| match j {
+            0 => 0,
+            j if j % 2 == 1 => j.div_ceil(2),
+            j => m - j / 2,
+        })
+        .collect();
+    (0..m)
+        .map(|shift| {
+            base.iter()
+                .map(|&b| (b + shift) % m)
+                .filter(|&t| t < n)
+                .collect()
+        })
+        .collect()
+}
+
+/// Triage: each test that failed in the default order alone (a failure that disappears alone
+/// is order-caused), then each passing test that may fail alone, alone (a masked failure: it
+/// passed only because an earlier test set state it needs). With read/write sets, the
+/// passing tests that may are those that read a field an earlier test in the default order
+/// wrote; without any recorded state, every passing test may. The failing tests first, then
+/// the others, each group in default order.
+pub fn triage(failing: &[bool], access: &Access) -> Vec<Schedule> {
+    let n = failing.len();
+    let known = !access.fields.is_empty();
+    let mut written = std::collections::BTreeSet::new();
+    let mut masked = vec![false; n];
+    for t in 0..n {
+        if known {
+            masked[t] = !failing[t] && !access.reads[t].is_disjoint(&written);
+            written.extend(access.writes[t].iter().copied());
+        } else {
+            masked[t] = !failing[t];
+        }
+    }
+    let first = (0..n).filter(|&t| failing[t]);
+    let then = (0..n).filter(|&t| masked[t]);
+    first.chain(then).map(|t| vec![t]).collect()
 }
 
 /// n! / (n-k)!, saturating.
@@ -472,17 +547,45 @@ mod tests {
             k: 2,
             ..Params::default()
         };
-        assert_eq!(schedules(Algo::Pairwise, &ids, &a, p).unwrap().len(), 12);
-        assert_eq!(schedules(Algo::Exhaustive, &ids, &a, p).unwrap().len(), 12);
-        let p3 = Params { k: 3, ..p };
-        assert_eq!(schedules(Algo::Exhaustive, &ids, &a, p3).unwrap().len(), 24);
-        assert_eq!(schedules(Algo::Pairwise, &ids, &a, p3).unwrap().len(), 12);
-        assert_eq!(schedules(Algo::Isolate, &ids, &a, p).unwrap().len(), 4);
         assert_eq!(
-            schedules(Algo::Reverse, &ids, &a, p).unwrap(),
+            schedules(Algo::Pairwise, &ids, &a, p, &[false; 4])
+                .unwrap()
+                .len(),
+            12
+        );
+        assert_eq!(
+            schedules(Algo::Exhaustive, &ids, &a, p, &[false; 4])
+                .unwrap()
+                .len(),
+            12
+        );
+        let p3 = Params { k: 3, ..p };
+        assert_eq!(
+            schedules(Algo::Exhaustive, &ids, &a, p3, &[false; 4])
+                .unwrap()
+                .len(),
+            24
+        );
+        assert_eq!(
+            schedules(Algo::Pairwise, &ids, &a, p3, &[false; 4])
+                .unwrap()
+                .len(),
+            12
+        );
+        assert_eq!(
+            schedules(Algo::Isolate, &ids, &a, p, &[false; 4])
+                .unwrap()
+                .len(),
+            4
+        );
+        assert_eq!(
+            schedules(Algo::Reverse, &ids, &a, p, &[false; 4]).unwrap(),
             vec![vec![3, 2, 1, 0]]
         );
-        assert_eq!(schedules(Algo::Twice, &ids, &a, p).unwrap()[1], vec![1, 1]);
+        assert_eq!(
+            schedules(Algo::Twice, &ids, &a, p, &[false; 4]).unwrap()[1],
+            vec![1, 1]
+        );
     }
 
     #[test]
@@ -521,7 +624,7 @@ mod tests {
             k: 3,
             ..Params::default()
         };
-        let err = schedules(Algo::Exhaustive, &ids, &a, p).unwrap_err();
+        let err = schedules(Algo::Exhaustive, &ids, &a, p, &[false; 4]).unwrap_err();
         assert_eq!(err.count, 400 * 399 * 398);
     }
 
@@ -540,6 +643,68 @@ mod tests {
         // A trial does not depend on how many follow it.
         assert_eq!(random(&ids, 2, 7), r1[..2].to_vec());
         assert_ne!(random(&ids, 5, 8), r1);
+    }
+
+    /// Every ordered pair of distinct tests that some schedule has as neighbours.
+    fn adjacent_pairs(schedules: &[Schedule]) -> std::collections::BTreeSet<(Test, Test)> {
+        schedules
+            .iter()
+            .flat_map(|s| s.windows(2).map(|w| (w[0], w[1])))
+            .collect()
+    }
+
+    #[test]
+    fn tuscan_squares_by_hand() {
+        // n = 4: the row 0 1 3 2 (steps 1, 2, 3) shifted by 0..4.
+        assert_eq!(
+            tuscan(4),
+            vec![
+                vec![0, 1, 3, 2],
+                vec![1, 2, 0, 3],
+                vec![2, 3, 1, 0],
+                vec![3, 0, 2, 1]
+            ]
+        );
+        // n = 3: the square of 4 without test 3; 3 1 0 2... loses its 3.
+        assert_eq!(
+            tuscan(3),
+            vec![vec![0, 1, 2], vec![1, 2, 0], vec![2, 1, 0], vec![0, 2, 1]]
+        );
+        assert_eq!(tuscan(1), vec![vec![0]]);
+        assert!(tuscan(0).is_empty());
+    }
+
+    proptest::proptest! {
+        /// Each schedule runs every test once, and every ordered pair is adjacent somewhere:
+        /// n (n - 1) pairs in n orders (even n) or n + 1 (odd n).
+        #[test]
+        fn tuscan_covers_every_ordered_pair(n in 2usize..40) {
+            let rows = tuscan(n);
+            proptest::prop_assert_eq!(rows.len(), n + n % 2);
+            for r in &rows {
+                let mut sorted = r.clone();
+                sorted.sort_unstable();
+                proptest::prop_assert_eq!(sorted, (0..n).collect::<Vec<_>>());
+            }
+            proptest::prop_assert_eq!(adjacent_pairs(&rows).len(), n * (n - 1));
+        }
+    }
+
+    #[test]
+    fn triage_runs_the_failing_and_the_maybe_masked_tests_alone() {
+        // The figure: Test1 reads x, Test2 reads y, Test3 writes x, Test4 reads x, writes y.
+        // With Test2 failing: Test2 alone, then Test4 (it reads the x Test3 wrote); Test1 reads
+        // x too, but nothing before it wrote x.
+        let a = figure();
+        assert_eq!(
+            triage(&[false, true, false, false], &a),
+            vec![vec![1], vec![3]]
+        );
+        // Without read/write sets every passing test may be masked.
+        assert_eq!(
+            triage(&[false, true, false, false], &Access::empty(4)),
+            vec![vec![1], vec![0], vec![2], vec![3]]
+        );
     }
 
     #[test]

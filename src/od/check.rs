@@ -1,12 +1,13 @@
-//! The checks [`super::input::read_report`] makes of a `paf.od/1` report beyond its JSON
+//! The checks [`super::input::read_report`] makes of a `paf.od/2` report beyond its JSON
 //! shape. `od replay` and `rank --exclude-od` look a verdict's tests up in the report's test
-//! list and its test up in its own orders; a hand-edited report where they are missing must be
-//! a list of problems, each at the line of the value at fault, never a panic.
+//! list and its test up in its own orders, and the dependency graph's edges likewise; a
+//! hand-edited report where they are missing must be a list of problems, each at the line of
+//! the value at fault, never a panic.
 
 use std::collections::HashSet;
 use std::path::Path;
 
-use super::report::{OdReport, VerdictReport};
+use super::report::{Dependency, OdReport, VerdictReport};
 use crate::trace::Problem;
 
 /// One step from a JSON value to a value inside it.
@@ -30,6 +31,9 @@ pub fn report_problems(path: &Path, text: &str, report: &OdReport) -> Vec<Proble
     let mut found = Vec::new();
     for (i, v) in report.verdicts.iter().enumerate() {
         found.extend(VerdictCheck::new(&listed, i, v).run());
+    }
+    for (i, d) in report.dependencies.iter().enumerate() {
+        found.extend(edge_problems(&listed, i, d));
     }
     found
         .into_iter()
@@ -113,6 +117,57 @@ impl<'a> VerdictCheck<'a> {
             );
         }
     }
+}
+
+/// The problems of the `i`-th edge: its tests must be listed, and its witness and baseline
+/// must end with the dependent test (its outcome is the one recorded).
+fn edge_problems(listed: &HashSet<&str>, i: usize, d: &Dependency) -> Vec<Violation> {
+    let mut found = Vec::new();
+    let at = |steps: &[Step]| {
+        let mut at = vec![Step::Key("dependencies"), Step::Index(i)];
+        at.extend_from_slice(steps);
+        at
+    };
+    let mut push = |steps: &[Step], what: String| {
+        found.push(Violation {
+            at: at(steps),
+            message: format!("dependency of {:?}: {what}", d.dependent),
+        });
+    };
+    if !listed.contains(d.dependent.as_str()) {
+        push(
+            &[Step::Key("dependent")],
+            "the test is not in the report's test list; expected only ids from \"tests\"".into(),
+        );
+    }
+    for (key, ids) in [
+        ("on", &d.on),
+        ("witness", &d.witness),
+        ("baseline", &d.baseline),
+    ] {
+        for (j, id) in ids.iter().enumerate() {
+            if !listed.contains(id.as_str()) {
+                push(
+                    &[Step::Key(key), Step::Index(j)],
+                    format!(
+                        "{id:?} in its {key} is not in the report's test list; expected only ids from \"tests\""
+                    ),
+                );
+            }
+        }
+    }
+    for (key, order) in [("witness", &d.witness), ("baseline", &d.baseline)] {
+        if order.last() != Some(&d.dependent) {
+            push(
+                &[Step::Key(key)],
+                format!(
+                    "its {key} does not end with the test; expected an order whose last test is {:?}",
+                    d.dependent
+                ),
+            );
+        }
+    }
+    found
 }
 
 /// The 1-based line on which the value at `at` starts in `text`, a valid JSON document;

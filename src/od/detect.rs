@@ -1,7 +1,11 @@
 //! `od detect`: runs the default order, then each algorithm's schedules; every test whose
 //! outcome changed is confirmed (each order re-run, disagreement makes it non-deterministic),
-//! run alone, classified, and each of its outcomes minimized by delta debugging. The result is
-//! a [`OdReport`].
+//! run alone, classified, and each of its outcomes minimized by delta debugging. The
+//! minimized outcomes are the edges of the dependency graph ([`super::graph`]); each edge's
+//! witness and baseline are run again (in fresh processes when schedules are batched) before
+//! it counts, and the verdicts are derived from the confirmed edges. The result is a
+//! [`OdReport`]. With a shard ([`super::shard`]), only the planned schedules of this shard run
+//! and the journal is the result ([`run_shard`]).
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -9,12 +13,14 @@ use std::sync::Arc;
 use super::algo::{self, Algo, Params};
 use super::ddmin::{self, Trial};
 use super::exec::{Executor, Job, Run};
+use super::graph::{self, Edge, Minimized};
 use super::pradet::{EdgeState, Refinement};
 use super::report::{
-    AlgoReport, BudgetReport, Confirmation, DataDependenceReport, Dependencies, Finding, OD_SCHEMA,
-    OdReport, PradetEdgeReport, Res, Settings, Summary, Verdict, VerdictReport,
+    AlgoReport, BudgetReport, Candidates, Confirmation, DataDependenceReport, Dependency, EdgeKind,
+    Finding, Invocation, OD_SCHEMA, OdReport, PradetEdgeReport, Res, Settings, Summary, Verdict,
+    VerdictReport,
 };
-use super::verdict::{brittle_polluters, classify};
+use super::verdict::classify;
 use super::{Access, Observed, Outcome, Schedule, Test};
 
 /// What to run.
@@ -27,6 +33,8 @@ pub struct DetectSettings {
     pub runner: String,
     pub timeout_seconds: f64,
     pub budget_seconds: Option<f64>,
+    /// Schedules per runner process (1: one fresh process per schedule).
+    pub batch: usize,
 }
 
 /// Why detection could not start.
@@ -74,6 +82,9 @@ struct State {
     found_by: Vec<BTreeSet<Algo>>,
     /// The results of the default order.
     reference: Vec<Observed>,
+    /// The first schedule in which the runner said the test passed only on a re-run of its
+    /// own (Surefire's `flakyFailure`, `flakyError`): evidence of non-determinism.
+    flaky: Vec<Option<Schedule>>,
 }
 
 impl State {
@@ -85,6 +96,7 @@ impl State {
             twice: vec![None; n],
             found_by: vec![BTreeSet::new(); n],
             reference: reference.results.clone(),
+            flaky: vec![None; n],
         };
         st.absorb(&(0..n).collect(), reference, None);
         st
@@ -94,6 +106,14 @@ impl State {
     /// default order's.
     fn absorb(&mut self, schedule: &Schedule, run: &Run, algo: Option<Algo>) -> Vec<Test> {
         let mut changed = Vec::new();
+        for &p in &run.flaky {
+            if let Some(&t) = schedule.get(p)
+                && self.flaky[t].is_none()
+            {
+                self.flaky[t] = Some(schedule.clone());
+                changed.push(t);
+            }
+        }
         let mut first_at: Vec<Option<usize>> = vec![None; self.n];
         for (p, &t) in schedule.iter().enumerate() {
             let Ok(outcome) = &run.results[p] else {
@@ -165,24 +185,100 @@ pub fn detect(
     let mut st = State::new(n, &reference);
     let (algorithms, refinement) =
         run_algorithms(&mut st, exec, &ids, access.unwrap_or(&empty), settings)?;
-    let verdicts = judge(&ids, &st, settings.reruns, exec);
-    let dependencies = access.map(|a| dependencies(a, &ids, refinement.as_ref()));
+    let judged = judge(&ids, &st, settings.reruns, exec);
+    let candidates = access.map(|a| candidates(a, &ids, refinement.as_ref()));
     Ok(OdReport {
         schema: OD_SCHEMA.to_string(),
         runner: settings.runner.clone(),
-        summary: summary(&st, &verdicts, exec),
+        summary: summary(&st, &judged, exec),
         tests: ids,
         settings: settings_report(settings),
         algorithms,
-        verdicts,
-        dependencies,
+        dependencies: judged.dependencies,
+        verdicts: judged.verdicts,
+        candidates,
         problems: exec.problems().to_vec(),
         budget: BudgetReport {
             limit_seconds: settings.budget_seconds,
             exhausted: exec.budget_exhausted,
             not_run: exec.not_run,
         },
+        invocation: Invocation {
+            executed: exec.executed,
+            reused: exec.reused,
+        },
     })
+}
+
+/// What one shard of `od detect --shard i/N` ran: per non-adaptive algorithm, its planned
+/// schedules, this shard's share of them and the share's runs (from the journal or run now).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardReport {
+    pub algorithms: Vec<ShardAlgo>,
+    /// Adaptive algorithms left to `od merge`.
+    pub left: Vec<String>,
+    pub executed: usize,
+    pub reused: usize,
+    pub budget_exhausted: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardAlgo {
+    pub algo: String,
+    pub planned: usize,
+    pub share: usize,
+    pub runs: usize,
+}
+
+/// A shard: the default order (every shard runs it: what `triage` plans depends on it), then
+/// this shard's share of each non-adaptive algorithm's schedules, into the executor's
+/// journal. Confirmation, minimization and adaptive algorithms are left to `od merge`, which
+/// reads every shard's journal and runs only what no shard ran.
+pub fn run_shard(
+    access: Option<&Access>,
+    settings: &DetectSettings,
+    exec: &mut Executor<'_>,
+) -> Result<ShardReport, DetectError> {
+    let ids: Vec<String> = exec.ids().to_vec();
+    let empty = Access::empty(ids.len());
+    let reference = reference_run(exec)?;
+    let failing = failing(&reference.results);
+    let mut report = ShardReport {
+        algorithms: Vec::new(),
+        left: Vec::new(),
+        executed: 0,
+        reused: 0,
+        budget_exhausted: false,
+    };
+    for &a in &settings.algos {
+        if a.adaptive() {
+            report.left.push(a.name().to_string());
+            continue;
+        }
+        let schedules =
+            algo::schedules(a, &ids, access.unwrap_or(&empty), settings.params, &failing)?;
+        let batch: Vec<Job> = schedules.into_iter().map(|s| (s, 0)).collect();
+        let share = batch.iter().filter(|j| exec.owns(j)).count();
+        let runs = exec.run_planned(a.name(), &batch).iter().flatten().count();
+        report.algorithms.push(ShardAlgo {
+            algo: a.name().to_string(),
+            planned: batch.len(),
+            share,
+            runs,
+        });
+    }
+    report.executed = exec.executed;
+    report.reused = exec.reused;
+    report.budget_exhausted = exec.budget_exhausted;
+    Ok(report)
+}
+
+/// Which tests failed in a run of the default order.
+fn failing(results: &[Observed]) -> Vec<bool> {
+    results
+        .iter()
+        .map(|r| matches!(r, Ok(Outcome::Fail { .. })))
+        .collect()
 }
 
 /// The reference run: the default order, which must give a result for some test.
@@ -223,6 +319,7 @@ fn run_algorithms(
 ) -> Result<(Vec<AlgoReport>, Option<Refinement>), DetectError> {
     let mut reports = Vec::new();
     let mut refinement = None;
+    let failing = failing(&st.reference);
     for &a in &settings.algos {
         let mut changed: BTreeSet<Test> = BTreeSet::new();
         let (planned, ran) = if a == Algo::Pradet {
@@ -230,9 +327,9 @@ fn run_algorithms(
             refinement = Some(r);
             (planned, ran)
         } else {
-            let schedules = algo::schedules(a, ids, access, settings.params)?;
+            let schedules = algo::schedules(a, ids, access, settings.params, &failing)?;
             let batch: Vec<Job> = schedules.iter().map(|s| (s.clone(), 0)).collect();
-            let runs = exec.run_batch(a.name(), &batch);
+            let runs = exec.run_planned(a.name(), &batch);
             let mut ran = 0;
             for (s, run) in schedules.iter().zip(&runs) {
                 if let Some(run) = run {
@@ -365,26 +462,41 @@ impl Reruns {
     }
 }
 
+/// What judging the candidates gave: the verdicts, in default order, and the dependency
+/// graph's edges, by dependent test in default order.
+struct Judged {
+    verdicts: Vec<VerdictReport>,
+    dependencies: Vec<Dependency>,
+}
+
 /// The verdicts, in default order: every test with two distinct outcomes, or a change when
-/// run twice, is confirmed by re-runs, run alone, classified and its outcomes minimized.
-fn judge(ids: &[String], st: &State, reruns: u32, exec: &mut Executor<'_>) -> Vec<VerdictReport> {
+/// run twice, is confirmed by re-runs, run alone, classified and its outcomes minimized into
+/// edges; the edges are confirmed, and each verdict is derived from its test's edges.
+fn judge(ids: &[String], st: &State, reruns: u32, exec: &mut Executor<'_>) -> Judged {
     let n = ids.len();
-    let order_candidates: Vec<Test> = (0..n).filter(|&t| st.seen[t].len() >= 2).collect();
+    let flaky: Vec<Test> = (0..n).filter(|&t| st.flaky[t].is_some()).collect();
+    let order_candidates: Vec<Test> = (0..n)
+        .filter(|&t| st.seen[t].len() >= 2 && st.flaky[t].is_none())
+        .collect();
     let self_candidates: Vec<Test> = (0..n)
-        .filter(|&t| st.seen[t].len() < 2 && st.twice[t].is_some())
+        .filter(|&t| st.seen[t].len() < 2 && st.twice[t].is_some() && st.flaky[t].is_none())
         .collect();
     let mut spent = vec![HashSet::new(); n];
-    let reruns = Reruns::run(st, &order_candidates, reruns, exec, &mut spent);
+    let reruns_done = Reruns::run(st, &order_candidates, reruns, exec, &mut spent);
     let mut judge = Judge {
         ids,
         st,
-        reruns,
+        reruns: reruns_done,
         spent,
         verdicts: Vec::new(),
+        edges: Vec::new(),
+        checks: Vec::new(),
     };
+    judge.flaky(&flaky);
     let confirmed = judge.confirm_orders(&order_candidates);
     judge.twice_only(&self_candidates);
     judge.isolate_confirmed(confirmed, exec);
+    judge.confirm_edges(reruns, exec);
     judge.finish()
 }
 
@@ -396,6 +508,19 @@ struct Judge<'a> {
     /// Per test, the runs spent on it after detection.
     spent: Vec<HashSet<Job>>,
     verdicts: Vec<(Test, VerdictReport)>,
+    /// The edges found, in the order found.
+    edges: Vec<Edge>,
+    /// Per edge, once run again: whether it held, the re-runs, and why not.
+    checks: Vec<EdgeCheck>,
+}
+
+/// The re-runs of one edge's witness and baseline.
+struct EdgeCheck {
+    confirmed: bool,
+    /// Some re-run gave another outcome (not only no result).
+    disagreed: bool,
+    confirmation: Vec<Confirmation>,
+    note: Option<String>,
 }
 
 impl Judge<'_> {
@@ -436,6 +561,21 @@ impl Judge<'_> {
 
     fn names(&self, s: &[Test]) -> Vec<String> {
         names(self.ids, s)
+    }
+
+    /// Tests the runner itself reported as passing only on a re-run (Surefire's rerun
+    /// marks): non-deterministic, whatever the order did.
+    fn flaky(&mut self, tests: &[Test]) {
+        for &t in tests {
+            let schedule = self.st.flaky[t].clone().unwrap_or_default();
+            let witness = self.names(&schedule);
+            let mut v = self.blank(t, Verdict::NonDeterministic, witness, Res::Pass);
+            v.note = Some(
+                "the runner reported a pass after a failed attempt in the same run (flakyFailure or flakyError): non-deterministic"
+                    .into(),
+            );
+            self.verdicts.push((t, v));
+        }
     }
 
     /// The re-runs of each order candidate's orders: a disagreement makes it
@@ -479,12 +619,13 @@ impl Judge<'_> {
         confirmed
     }
 
-    /// Tests that changed only when run twice: self-dependent if the re-runs agree.
+    /// Tests that changed only when run twice: self-dependent if the re-runs agree (a self
+    /// edge).
     fn twice_only(&mut self, candidates: &[Test]) {
         for &t in candidates {
-            let tw = self.st.twice[t]
-                .clone()
-                .expect("a self candidate ran twice");
+            let Some(tw) = self.st.twice[t].clone() else {
+                continue;
+            };
             let (verdict, note) = match self.reruns.self_dependent(self.st, t) {
                 Some(true) => (
                     Verdict::SelfDependent,
@@ -501,7 +642,27 @@ impl Judge<'_> {
             v.self_dependent = verdict == Verdict::SelfDependent;
             v.note = Some(note.into());
             v.isolated_outcome = Some(Res::from_outcome(&tw.first));
+            if verdict == Verdict::SelfDependent {
+                self.edges.push(graph::self_edge(
+                    t,
+                    &tw.first,
+                    &tw.second,
+                    &self.twice_by(t),
+                ));
+            }
             self.verdicts.push((t, v));
+        }
+    }
+
+    /// The algorithm whose schedule ran `t` twice (`twice`, unless another ran it so).
+    fn twice_by(&self, t: Test) -> String {
+        if self.st.found_by[t].contains(&Algo::Twice) {
+            Algo::Twice.name().to_string()
+        } else {
+            self.st.found_by[t]
+                .iter()
+                .next()
+                .map_or("default".to_string(), |a| a.name().to_string())
         }
     }
 
@@ -532,7 +693,7 @@ impl Judge<'_> {
     }
 
     /// A confirmed test's verdict from its isolated outcome, with every outcome other than
-    /// the isolated one minimized over the tests before it.
+    /// the isolated one minimized over the tests before it, and the edges these show.
     fn classified(
         &mut self,
         t: Test,
@@ -543,7 +704,7 @@ impl Judge<'_> {
         let seen_outcomes: Vec<Outcome> = st.seen[t].iter().map(|s| s.outcome.clone()).collect();
         let default_outcome = st.reference[t].as_ref().ok();
         let c = classify(isolated, &seen_outcomes, default_outcome);
-        let findings: Vec<(usize, Finding, Vec<Test>)> = c
+        let findings: Vec<(usize, Finding, Minimized)> = c
             .findings
             .iter()
             .map(|&i| {
@@ -554,29 +715,28 @@ impl Judge<'_> {
         let main = findings
             .iter()
             .find(|(i, _, _)| *i == c.main)
-            .expect("the main finding is minimized");
-        let (polluters, setters) = match c.verdict {
-            Verdict::Brittle => {
-                let failing: Vec<Vec<Test>> = findings
-                    .iter()
-                    .filter(|(_, f, _)| f.outcome.is_fail())
-                    .map(|(_, _, items)| items.clone())
-                    .collect();
-                (brittle_polluters(&main.2, &failing), main.2.clone())
-            }
-            _ => (main.2.clone(), Vec::new()),
-        };
-        let default_fails = matches!(st.reference[t], Ok(Outcome::Fail { .. }));
-        let default_passes = matches!(st.reference[t], Ok(Outcome::Pass));
-        let mut v = self.blank(t, c.verdict, main.1.order.clone(), main.1.outcome.clone());
+            .map(|(_, f, _)| f.clone())
+            .unwrap_or_else(|| Finding {
+                outcome: self.default_outcome(t),
+                order: vec![self.ids[t].clone()],
+                before: Vec::new(),
+                one_minimal: true,
+                found_in_order_of: 1,
+                found_by: "default".into(),
+            });
+        let minimized: Vec<Minimized> = findings.iter().map(|(_, _, m)| m.clone()).collect();
+        self.edges.extend(graph::edges(t, isolated, &minimized));
+        let mut v = self.blank(t, c.verdict, main.order.clone(), main.outcome.clone());
         v.isolated_outcome = Some(Res::from_outcome(isolated));
-        v.order_caused_failure =
-            c.verdict == Verdict::Victim && isolated.is_pass() && default_fails;
-        v.masked_failure = c.verdict == Verdict::Brittle && default_passes;
-        v.self_dependent = self.reruns.self_dependent(st, t) == Some(true);
-        v.polluters = self.names(&polluters);
-        v.state_setters = self.names(&setters);
-        if !main.1.one_minimal {
+        if self.reruns.self_dependent(st, t) == Some(true)
+            && let Some(tw) = &st.twice[t]
+        {
+            v.self_dependent = true;
+            let by = self.twice_by(t);
+            self.edges
+                .push(graph::self_edge(t, &tw.first, &tw.second, &by));
+        }
+        if !main.one_minimal {
             v.note = Some("the witness is not 1-minimal: removing one of its tests kept the outcome in a re-run".into());
         }
         v.findings = findings.into_iter().map(|(_, f, _)| f).collect();
@@ -584,13 +744,9 @@ impl Judge<'_> {
     }
 
     /// Delta debugging of the tests before `t` in the schedule that first showed `seen`: the
-    /// finding, and the tests it keeps.
-    fn minimize(&mut self, t: Test, seen: &Seen, exec: &mut Executor<'_>) -> (Finding, Vec<Test>) {
-        let pos = seen
-            .schedule
-            .iter()
-            .position(|&u| u == t)
-            .expect("t is in its schedule");
+    /// finding, and what it keeps.
+    fn minimize(&mut self, t: Test, seen: &Seen, exec: &mut Executor<'_>) -> (Finding, Minimized) {
+        let pos = seen.schedule.iter().position(|&u| u == t).unwrap_or(0);
         let prefix: Vec<Test> = seen.schedule[..pos].to_vec();
         let target = &seen.outcome;
         let mut spent: Vec<Job> = Vec::new();
@@ -620,29 +776,186 @@ impl Judge<'_> {
         self.spent[t].extend(spent);
         let mut order = m.items.clone();
         order.push(t);
+        let found_by = seen
+            .algo
+            .map_or("default".to_string(), |a| a.name().to_string());
         let finding = Finding {
             outcome: Res::from_outcome(target),
             order: self.names(&order),
             before: self.names(&m.items),
             one_minimal: m.one_minimal,
             found_in_order_of: seen.schedule.len(),
-            found_by: seen
-                .algo
-                .map_or("default".to_string(), |a| a.name().to_string()),
+            found_by: found_by.clone(),
         };
-        (finding, m.items)
+        let minimized = Minimized {
+            outcome: target.clone(),
+            before: m.items,
+            one_minimal: m.one_minimal,
+            found_by,
+        };
+        (finding, minimized)
     }
 
-    /// The verdicts in default order, each with the runs spent on its test.
-    fn finish(mut self) -> Vec<VerdictReport> {
-        self.verdicts.sort_by_key(|(t, _)| *t);
-        self.verdicts
+    /// Runs every edge's witness and baseline again, `reruns` times (at least once when
+    /// schedules are batched: a dependency seen inside one process must reproduce in fresh
+    /// ones), each in a process of its own, and records whether each edge held.
+    fn confirm_edges(&mut self, reruns: u32, exec: &mut Executor<'_>) {
+        let reruns = if exec.batching() {
+            reruns.max(1)
+        } else {
+            reruns
+        };
+        let mut batch: Vec<Job> = Vec::new();
+        for e in &self.edges {
+            for rep in 1..=reruns {
+                for order in [&e.witness, &e.baseline] {
+                    batch.push((order.clone(), rep));
+                    self.spent[e.dependent].insert(exec.fresh_key(&(order.clone(), rep)));
+                }
+            }
+        }
+        let runs: HashMap<Job, Option<Arc<Run>>> = batch
+            .iter()
+            .cloned()
+            .zip(exec.run_fresh("verify", &batch))
+            .collect();
+        for e in &self.edges {
+            let mut check = EdgeCheck {
+                confirmed: true,
+                disagreed: false,
+                confirmation: Vec::new(),
+                note: None,
+            };
+            for (order, expected) in [
+                (&e.witness, &e.witness_outcome),
+                (&e.baseline, &e.baseline_outcome),
+            ] {
+                let observed: Vec<Observed> = (1..=reruns)
+                    .map(
+                        |rep| match runs.get(&(order.clone(), rep)).cloned().flatten() {
+                            Some(run) => run.results[order.len() - 1].clone(),
+                            None => Err(super::Missing::NoResult),
+                        },
+                    )
+                    .collect();
+                let disagreed = observed.iter().any(|o| matches!(o, Ok(x) if x != expected));
+                let missing = observed.iter().any(Result::is_err);
+                check.disagreed |= disagreed;
+                check.confirmed &= !disagreed && !missing;
+                if disagreed && check.note.is_none() {
+                    check.note = Some(format!(
+                        "a re-run of {} gave another outcome",
+                        self.names(order).join(" ")
+                    ));
+                } else if missing && check.note.is_none() {
+                    check.note = Some(format!(
+                        "a re-run of {} gave no result",
+                        self.names(order).join(" ")
+                    ));
+                }
+                check.confirmation.push(Confirmation {
+                    order: self.names(order),
+                    expected: Res::from_outcome(expected),
+                    observed: observed.iter().map(Res::from_observed).collect(),
+                    agreed: !disagreed && !missing,
+                });
+            }
+            self.checks.push(check);
+        }
+    }
+
+    /// The edges as the report shows them, by dependent in default order.
+    fn dependencies(&self) -> Vec<Dependency> {
+        let mut order: Vec<usize> = (0..self.edges.len()).collect();
+        order.sort_by_key(|&i| self.edges[i].dependent);
+        order
+            .into_iter()
+            .map(|i| {
+                let (e, c) = (&self.edges[i], &self.checks[i]);
+                Dependency {
+                    dependent: self.ids[e.dependent].clone(),
+                    kind: e.kind,
+                    on: self.names(&e.on),
+                    witness: self.names(&e.witness),
+                    witness_outcome: Res::from_outcome(&e.witness_outcome),
+                    baseline: self.names(&e.baseline),
+                    baseline_outcome: Res::from_outcome(&e.baseline_outcome),
+                    one_minimal: e.one_minimal,
+                    confirmed: c.confirmed,
+                    confirmation: c.confirmation.clone(),
+                    found_by: e.found_by.clone(),
+                    note: c.note.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// A verdict as its test's confirmed edges have it: polluters and state-setters from the
+    /// edges, an order-caused failure only if a confirmed polluter edge gives the default
+    /// order's failure, a masked failure only with a confirmed state-setter edge. A test whose
+    /// edges all failed to reproduce is non-deterministic (a re-run disagreed) or
+    /// inconclusive.
+    fn derive(&self, t: Test, v: &mut VerdictReport) {
+        let mine: Vec<usize> = (0..self.edges.len())
+            .filter(|&i| self.edges[i].dependent == t)
+            .collect();
+        if mine.is_empty() {
+            return;
+        }
+        let held: Vec<&Edge> = mine
+            .iter()
+            .filter(|&&i| self.checks[i].confirmed)
+            .map(|&i| &self.edges[i])
+            .collect();
+        if held.is_empty() {
+            let disagreed = mine.iter().any(|&i| self.checks[i].disagreed);
+            v.verdict = if disagreed {
+                Verdict::NonDeterministic
+            } else {
+                Verdict::Inconclusive
+            };
+            v.note = Some(if disagreed {
+                "its dependencies did not reproduce when run again: the result changes with the order held fixed".into()
+            } else {
+                "a re-run of its dependencies gave no result (timeout, crash or budget)".into()
+            });
+            return;
+        }
+        v.polluters = self.names(&graph::tests_on(&held, EdgeKind::Polluter));
+        v.state_setters = self.names(&graph::tests_on(&held, EdgeKind::StateSetter));
+        let default = self.st.reference[t].as_ref().ok();
+        let alone_passes = v.isolated_outcome == Some(Res::Pass);
+        v.order_caused_failure = v.verdict == Verdict::Victim
+            && alone_passes
+            && held.iter().any(|e| {
+                e.kind == EdgeKind::Polluter
+                    && !e.witness_outcome.is_pass()
+                    && Some(&e.witness_outcome) == default
+            });
+        v.masked_failure = v.verdict == Verdict::Brittle
+            && default.is_some_and(Outcome::is_pass)
+            && held.iter().any(|e| e.kind == EdgeKind::StateSetter);
+        v.self_dependent = held.iter().any(|e| e.kind == EdgeKind::SelfDependent);
+    }
+
+    /// The verdicts in default order, each derived from its edges and with the runs spent on
+    /// its test, and the edges.
+    fn finish(mut self) -> Judged {
+        let dependencies = self.dependencies();
+        let mut verdicts = std::mem::take(&mut self.verdicts);
+        verdicts.sort_by_key(|(t, _)| *t);
+        let verdicts = verdicts
             .into_iter()
             .map(|(t, mut v)| {
+                self.derive(t, &mut v);
                 v.runs = self.spent[t].len();
                 v
             })
-            .collect()
+            .collect();
+        Judged {
+            verdicts,
+            dependencies,
+        }
     }
 }
 
@@ -651,9 +964,9 @@ fn names(ids: &[String], s: &[Test]) -> Vec<String> {
 }
 
 /// ElectricTest's data dependences of the default order and PRADET's refinement, by name.
-fn dependencies(a: &Access, ids: &[String], refinement: Option<&Refinement>) -> Dependencies {
+fn candidates(a: &Access, ids: &[String], refinement: Option<&Refinement>) -> Candidates {
     let field_names = |fs: &[usize]| fs.iter().map(|&f| a.fields[f].clone()).collect();
-    Dependencies {
+    Candidates {
         data: algo::data_dependences(a)
             .into_iter()
             .map(|d| DataDependenceReport {
@@ -680,8 +993,10 @@ fn dependencies(a: &Access, ids: &[String], refinement: Option<&Refinement>) -> 
     }
 }
 
-fn summary(st: &State, verdicts: &[VerdictReport], exec: &Executor<'_>) -> Summary {
+fn summary(st: &State, judged: &Judged, exec: &Executor<'_>) -> Summary {
+    let verdicts = &judged.verdicts;
     let count = |v: Verdict| verdicts.iter().filter(|r| r.verdict == v).count();
+    let confirmed = judged.dependencies.iter().filter(|d| d.confirmed).count();
     Summary {
         tests: st.n,
         failing_in_default_order: st
@@ -696,9 +1011,9 @@ fn summary(st: &State, verdicts: &[VerdictReport], exec: &Executor<'_>) -> Summa
         inconclusive: count(Verdict::Inconclusive),
         order_caused_failures: verdicts.iter().filter(|v| v.order_caused_failure).count(),
         masked_failures: verdicts.iter().filter(|v| v.masked_failure).count(),
+        dependencies: confirmed,
+        unconfirmed: judged.dependencies.len() - confirmed,
         runs: exec.runs_used(),
-        executed: exec.executed,
-        reused: exec.reused,
     }
 }
 
@@ -714,5 +1029,6 @@ fn settings_report(settings: &DetectSettings) -> Settings {
         seed: settings.params.seed,
         reruns: settings.reruns,
         timeout_seconds: settings.timeout_seconds,
+        batch: settings.batch,
     }
 }

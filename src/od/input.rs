@@ -1,5 +1,6 @@
 //! Reading the order-dependence inputs: test lists, access files, a bundle's static accesses,
-//! and `paf.od/1` reports. Every problem names the file and line and says what was expected.
+//! and reports (`paf.od/2`, `paf.od/1`, iDFlakies' `flaky-lists.json`). Every problem names
+//! the file and line and says what was expected.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
@@ -7,8 +8,8 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::Access;
-use super::check;
-use super::report::{OD_SCHEMA, OdReport};
+use super::report::{OD_SCHEMA, OD_SCHEMA_V1, OdReport};
+use super::{check, compat, idflakies};
 use crate::trace::Problem;
 use crate::trace::lines::Lines;
 use crate::trace::{Bundle, Event, Source, Var};
@@ -132,11 +133,25 @@ pub fn parse_access(path: &Path, text: &str, ids: &[String]) -> Result<Access, V
 /// One test's static-state accesses: the static fields it reads, then those it writes.
 pub type StaticAccess = (Vec<String>, Vec<String>);
 
+/// What a bundle says of the suite: its test ids in file order, each test's static-state
+/// accesses, and which tests failed when it was traced.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BundleSuite {
+    pub ids: Vec<String>,
+    pub access: Vec<StaticAccess>,
+    pub failing: Vec<bool>,
+}
+
 /// The 1-based line of the first occurrence of `needle` (1 if absent).
 fn line_of(text: &str, needle: &str) -> u64 {
     text.find(needle)
         .map_or(1, |at| text[..at].matches('\n').count() as u64 + 1)
 }
+
+/// The standard streams: where tests print. Printing reads and changes objects reachable from
+/// them (a stream's buffer), so every test that prints would read what every earlier one
+/// wrote; no test reads back what another printed, so they are not state for ordering.
+pub const OUTPUT_STREAMS: [&str; 2] = ["java.lang.System.out", "java.lang.System.err"];
 
 /// The bundle's test ids in file order and each test's static-state accesses: a static field
 /// the test uses (or copies from) before defining it is a read; every static field it defines
@@ -144,11 +159,13 @@ fn line_of(text: &str, needle: &str) -> u64 {
 /// `statics`, its `read` and `reachable_read` fields are added to the reads and its `written`
 /// and `reachable_written` to the writes (a superset: `statics` does not say whether a read
 /// came before the test's own write, so the read is kept, which can only add schedules).
-pub fn access_from_bundle(path: &Path) -> Result<(Vec<String>, Vec<StaticAccess>), Vec<Problem>> {
+/// [`OUTPUT_STREAMS`] are left out.
+pub fn access_from_bundle(path: &Path) -> Result<BundleSuite, Vec<Problem>> {
     let bundle = Bundle::open(path)?;
     let mut reader = bundle.tests.reader(&bundle.tables).map_err(|p| vec![p])?;
     let mut ids = Vec::new();
     let mut per_test = Vec::new();
+    let mut failing = Vec::new();
     let mut problems = Vec::new();
     while let Some(item) = reader.next() {
         let test = match item {
@@ -204,6 +221,7 @@ pub fn access_from_bundle(path: &Path) -> Result<(Vec<String>, Vec<StaticAccess>
         }
         ids.push(test.id.clone());
         per_test.push((reads, writes));
+        failing.push(test.outcome == crate::trace::Outcome::Fail);
     }
     drop(reader);
     if !problems.is_empty() {
@@ -223,8 +241,14 @@ pub fn access_from_bundle(path: &Path) -> Result<(Vec<String>, Vec<StaticAccess>
                 }
             }
         }
+        reads.retain(|f| !OUTPUT_STREAMS.contains(&f.as_str()));
+        writes.retain(|f| !OUTPUT_STREAMS.contains(&f.as_str()));
     }
-    Ok((ids, per_test))
+    Ok(BundleSuite {
+        ids,
+        access: per_test,
+        failing,
+    })
 }
 
 /// The `statics` object of an `end` record (docs/trace-format.md; the Java agent writes it):
@@ -297,25 +321,38 @@ pub fn access_for(
     Access::from_names(&rows)
 }
 
-/// A `paf.od/1` report written by `od detect`, checked to hold together: every test its
-/// verdicts name is in its test list, and every order recorded for a test runs it.
+/// A report written by `od detect` (`paf.od/2`, or `paf.od/1` with the edges its verdicts
+/// imply) or an iDFlakies `flaky-lists.json` (an object with `dts`), checked to hold
+/// together: every test its verdicts and edges name is in its test list, and every order
+/// recorded for a test runs it.
 pub fn read_report(path: &Path) -> Result<OdReport, Vec<Problem>> {
     let text = read_text(path)?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| vec![Problem::json(path, e.line() as u64, &e)])?;
-    if value.get("schema").and_then(|s| s.as_str()) != Some(OD_SCHEMA) {
-        return Err(vec![Problem::at(
-            path,
-            line_of(&text, "\"schema\""),
-            format!("expected a {OD_SCHEMA} report (from paf od detect -o)"),
-        )]);
-    }
-    let report: OdReport = serde_json::from_value(value).map_err(|e| {
-        vec![Problem::in_file(
-            path,
-            format!("not a valid {OD_SCHEMA} report: {e}"),
-        )]
-    })?;
+    let invalid = |e: String| vec![Problem::in_file(path, e)];
+    let report = match value.get("schema").and_then(|s| s.as_str()) {
+        Some(OD_SCHEMA) => serde_json::from_value(value)
+            .map_err(|e| invalid(format!("not a valid {OD_SCHEMA} report: {e}")))?,
+        Some(OD_SCHEMA_V1) => compat::from_v1(value)
+            .map_err(|e| invalid(format!("not a valid {OD_SCHEMA_V1} report: {e}")))?,
+        None if value.get("dts").is_some() => {
+            let lists: idflakies::FlakyLists = serde_json::from_value(value).map_err(|e| {
+                invalid(format!(
+                    "not a valid iDFlakies flaky-lists.json: {e}; expected {{\"dts\": [{{\"name\", \"intended\", \"revealed\", \"type\"}}]}}"
+                ))
+            })?;
+            idflakies::to_report(&lists).map_err(invalid)?
+        }
+        _ => {
+            return Err(vec![Problem::at(
+                path,
+                line_of(&text, "\"schema\""),
+                format!(
+                    "expected a {OD_SCHEMA} report (from paf od detect -o), a {OD_SCHEMA_V1} report or an iDFlakies flaky-lists.json"
+                ),
+            )]);
+        }
+    };
     let problems = check::report_problems(path, &text, &report);
     if problems.is_empty() {
         Ok(report)
@@ -375,8 +412,10 @@ mod tests {
 "#,
         )
         .unwrap();
-        let (ids, per_test) = access_from_bundle(d).unwrap();
+        let suite = access_from_bundle(d).unwrap();
+        let (ids, per_test) = (suite.ids, suite.access);
         assert_eq!(ids, vec!["a", "b", "c"]);
+        assert_eq!(suite.failing, vec![false; 3]);
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         assert_eq!(per_test[0], (s(&["C.list"]), s(&["C.x", "C.list"])));
         assert_eq!(per_test[1], (s(&["C.x", "C.list"]), s(&[])));

@@ -11,16 +11,21 @@
 //! `od replay`'s results and render them.
 
 pub mod algo;
+pub mod batch;
 mod check;
+mod compat;
 pub mod ddmin;
 pub mod detect;
 pub mod exec;
+pub mod graph;
+pub mod idflakies;
 pub mod input;
 pub mod plan;
 pub mod pradet;
 pub mod replay;
 pub mod report;
 pub mod runner;
+pub mod shard;
 pub mod verdict;
 
 use std::collections::BTreeSet;

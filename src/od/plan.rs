@@ -14,16 +14,18 @@ pub struct Plan {
     pub algorithms: Vec<(Algo, Vec<Schedule>)>,
 }
 
-/// The schedules of `algos` over `ids` with the access sets `access`.
+/// The schedules of `algos` over `ids` with the access sets `access`; `failing` says which
+/// tests failed in the default order (as recorded in a bundle), which `triage` plans from.
 pub fn plan(
     algos: &[Algo],
     ids: Vec<String>,
     access: &Access,
     params: Params,
+    failing: &[bool],
 ) -> Result<Plan, TooMany> {
     let algorithms = algos
         .iter()
-        .map(|&a| Ok((a, algo::schedules(a, &ids, access, params)?)))
+        .map(|&a| Ok((a, algo::schedules(a, &ids, access, params, failing)?)))
         .collect::<Result<_, TooMany>>()?;
     Ok(Plan { ids, algorithms })
 }

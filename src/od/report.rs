@@ -1,12 +1,16 @@
-//! The `paf.od/1` report: what `od detect` found, as a value that is written as JSON (and read
-//! back by `od replay` and `rank --exclude-od`) and rendered as tables.
+//! The `paf.od/2` report: what `od detect` found, as a value that is written as JSON (and read
+//! back by `od replay` and `rank --exclude-od`/`--od`) and rendered as tables. Its heart is
+//! the dependency graph: every confirmed manifest dependency is an edge
+//! ([`Dependency`]); the per-test verdicts are a summary derived from the edges.
 
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use serde::{Deserialize, Serialize};
 
 use super::{Missing, Observed, Outcome};
 
-pub const OD_SCHEMA: &str = "paf.od/1";
+pub const OD_SCHEMA: &str = "paf.od/2";
+/// The schema before the dependency graph; still read (docs/order-dependence.md).
+pub const OD_SCHEMA_V1: &str = "paf.od/1";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct OdReport {
@@ -19,14 +23,30 @@ pub struct OdReport {
     pub summary: Summary,
     /// Per algorithm, in the order run: schedules and runs spent, tests whose outcome changed.
     pub algorithms: Vec<AlgoReport>,
-    /// One entry per test whose outcome changed, in default order.
+    /// The dependency graph: one edge per manifest dependency found, confirmed or not, by
+    /// dependent test in default order.
+    pub dependencies: Vec<Dependency>,
+    /// One entry per test whose outcome changed, in default order: a summary of its edges.
     pub verdicts: Vec<VerdictReport>,
+    /// With read/write sets: the data dependencies of the default order (ElectricTest) and
+    /// PRADET's refinement of them, candidates rather than findings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dependencies: Option<Dependencies>,
+    pub candidates: Option<Candidates>,
     /// Runs with missing results or protocol problems (at most 50).
     #[serde(default)]
     pub problems: Vec<RunProblem>,
     pub budget: BudgetReport,
+    /// What this invocation ran and reused; not part of the report's JSON, which must not
+    /// depend on how the runs were spread over invocations and machines (`od merge`).
+    #[serde(skip)]
+    pub invocation: Invocation,
+}
+
+/// Runs made by the invocation that wrote a report, and those it took from journals.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Invocation {
+    pub executed: usize,
+    pub reused: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -37,6 +57,14 @@ pub struct Settings {
     pub seed: u64,
     pub reruns: u32,
     pub timeout_seconds: f64,
+    /// Schedules per runner process (1: a fresh process each; more: `--batch`, the runner
+    /// isolating schedules inside one process, and edges confirmed in fresh processes).
+    #[serde(default = "one")]
+    pub batch: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -52,11 +80,14 @@ pub struct Summary {
     pub order_caused_failures: usize,
     /// Brittle tests that passed in the default order: failures the order hid.
     pub masked_failures: usize,
+    /// Confirmed edges of the dependency graph.
+    #[serde(default)]
+    pub dependencies: usize,
+    /// Edges whose witness or baseline did not reproduce when run again.
+    #[serde(default)]
+    pub unconfirmed: usize,
     /// Schedule runs the analysis used (each distinct schedule and repetition once).
     pub runs: usize,
-    /// Of those, run by this invocation; the rest came from the journal of an earlier one.
-    pub executed: usize,
-    pub reused: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -137,6 +168,10 @@ impl Res {
     pub fn is_fail(&self) -> bool {
         matches!(self, Res::Fail { .. })
     }
+
+    pub fn is_pass(&self) -> bool {
+        matches!(self, Res::Pass)
+    }
 }
 
 /// iDFlakies' categories, plus `inconclusive` when runs gave no result.
@@ -204,6 +239,58 @@ pub struct VerdictReport {
     pub note: Option<String>,
 }
 
+/// What a dependency edge says the dependent test needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EdgeKind {
+    /// The test needs the `on` tests before it: without them it fails (or fails otherwise).
+    StateSetter,
+    /// The test must not run after the `on` tests: after them it fails (or fails otherwise).
+    Polluter,
+    /// The test changes its own outcome: its second run in one process differs.
+    #[serde(rename = "self")]
+    SelfDependent,
+}
+
+impl EdgeKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            EdgeKind::StateSetter => "state-setter",
+            EdgeKind::Polluter => "polluter",
+            EdgeKind::SelfDependent => "self",
+        }
+    }
+}
+
+/// One manifest dependency: `dependent`'s outcome in `witness` (where `on` ran before it)
+/// differs from its outcome in `baseline` (the witness without `on`). For a polluter edge the
+/// baseline is the passing order and the witness the failing one; for a state-setter edge the
+/// witness is the passing order. The witness is 1-minimal when `one_minimal` holds: removing
+/// any one test before the dependent loses its outcome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Dependency {
+    pub dependent: String,
+    pub kind: EdgeKind,
+    /// The tests the dependent needs before it (state-setter) or must not follow (polluter);
+    /// itself for a self edge.
+    pub on: Vec<String>,
+    pub witness: Vec<String>,
+    pub witness_outcome: Res,
+    pub baseline: Vec<String>,
+    pub baseline_outcome: Res,
+    pub one_minimal: bool,
+    /// Every re-run of the witness and the baseline gave the recorded outcomes (in a fresh
+    /// process each when schedules were batched).
+    pub confirmed: bool,
+    /// The re-runs of the witness and then the baseline.
+    pub confirmation: Vec<Confirmation>,
+    /// The algorithm whose schedule first showed the witness outcome (`default`: the default
+    /// order; `import`: another tool's report).
+    pub found_by: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
     pub outcome: Res,
@@ -227,7 +314,7 @@ pub struct Confirmation {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Dependencies {
+pub struct Candidates {
     /// ElectricTest's data dependencies of the default order: candidates, not verdicts.
     pub data: Vec<DataDependenceReport>,
     /// PRADET's refinement of the read-after-write ones, when `pradet` ran.
@@ -288,7 +375,34 @@ pub struct Excluded {
     pub polluters: Vec<String>,
 }
 
+/// A masked failure that `rank --od` adds to the ranking when the bundle holds the test's
+/// isolated trace: a test that passed in the default order and fails alone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Masked {
+    pub test: String,
+    /// Its failure alone: the exception and where it was thrown.
+    pub isolated: String,
+    /// The tests it needs before it to pass (its confirmed state-setter edges).
+    pub state_setters: Vec<String>,
+}
+
 impl OdReport {
+    /// The masked failures: tests that fail alone and passed in the default order.
+    pub fn masked_failures(&self) -> Vec<Masked> {
+        self.verdicts
+            .iter()
+            .filter(|v| v.masked_failure)
+            .map(|v| Masked {
+                test: v.test.clone(),
+                isolated: v.isolated_outcome.as_ref().map_or(String::new(), |r| {
+                    let text = r.text();
+                    text.strip_prefix("fail ").unwrap_or(&text).to_string()
+                }),
+                state_setters: v.state_setters.clone(),
+            })
+            .collect()
+    }
+
     /// The order-caused failures: victims that pass alone and failed in the default order.
     pub fn order_caused_failures(&self) -> Vec<Excluded> {
         self.verdicts
@@ -328,9 +442,13 @@ pub fn table(report: &OdReport) -> String {
         out.push_str(&verdict_table(&report.verdicts).to_string());
         out.push('\n');
     }
+    if !report.dependencies.is_empty() {
+        out.push_str(&dependency_table(&report.dependencies).to_string());
+        out.push('\n');
+    }
     out.push_str(&algorithm_table(&report.algorithms).to_string());
     out.push('\n');
-    out.push_str(&summary_line(&report.summary));
+    out.push_str(&summary_line(&report.summary, report.invocation));
     if report.budget.exhausted {
         out.push_str(&format!(
             "budget exhausted: {} schedules not run; run again with the same -o to resume\n",
@@ -405,6 +523,34 @@ fn who(v: &VerdictReport) -> String {
     s
 }
 
+/// One row per edge of the dependency graph.
+fn dependency_table(edges: &[Dependency]) -> Table {
+    let mut t = new_table(vec![
+        "Dependent",
+        "Kind",
+        "On",
+        "Witness",
+        "Baseline",
+        "Confirmed",
+    ]);
+    for e in edges {
+        let confirmed = match (e.confirmed, e.one_minimal) {
+            (true, true) => "yes".to_string(),
+            (true, false) => "yes (witness not 1-minimal)".to_string(),
+            (false, _) => format!("no: {}", e.note.as_deref().unwrap_or("a re-run disagreed")),
+        };
+        t.add_row(vec![
+            e.dependent.clone(),
+            e.kind.name().to_string(),
+            list(&e.on),
+            format!("{} -> {}", e.witness.join(" "), e.witness_outcome.text()),
+            format!("{} -> {}", e.baseline.join(" "), e.baseline_outcome.text()),
+            confirmed,
+        ]);
+    }
+    t
+}
+
 /// One row per algorithm: what it planned and ran, and the tests it changed.
 fn algorithm_table(algorithms: &[AlgoReport]) -> Table {
     let mut a = new_table(vec!["Algorithm", "Schedules", "Runs", "Changed"]);
@@ -424,9 +570,9 @@ fn algorithm_table(algorithms: &[AlgoReport]) -> Table {
     a
 }
 
-fn summary_line(s: &Summary) -> String {
+fn summary_line(s: &Summary, inv: Invocation) -> String {
     format!(
-        "{} tests ({} failing in the default order): {} victims ({} order-caused failures), {} brittle ({} masked failures), {} self-dependent, {} non-deterministic, {} inconclusive; {} runs ({} executed, {} reused)\n",
+        "{} tests ({} failing in the default order): {} victims ({} order-caused failures), {} brittle ({} masked failures), {} self-dependent, {} non-deterministic, {} inconclusive; {} dependencies ({} unconfirmed); {} runs ({} executed, {} reused)\n",
         s.tests,
         s.failing_in_default_order,
         s.victims,
@@ -436,9 +582,11 @@ fn summary_line(s: &Summary) -> String {
         s.self_dependent,
         s.non_deterministic,
         s.inconclusive,
+        s.dependencies,
+        s.unconfirmed,
         s.runs,
-        s.executed,
-        s.reused
+        inv.executed,
+        inv.reused
     )
 }
 

@@ -66,6 +66,9 @@ pub struct RunOutput {
     pub problems: Vec<String>,
     /// The last lines of the runner's standard error, when some result is missing.
     pub stderr_tail: Option<String>,
+    /// Positions whose test passed only on a re-run the runner made itself (Surefire's
+    /// `flakyFailure`/`flakyError` under a passing `testcase`).
+    pub flaky: Vec<usize>,
 }
 
 /// Runs `ids` (one schedule, in order) and reads the results. `n` names the schedule's
@@ -81,7 +84,7 @@ pub fn run(runner: &Runner, ids: &[&str], n: u64) -> RunOutput {
     out
 }
 
-fn prepare(dir: &Path, scratch: &Path, ids: &[&str]) -> std::io::Result<()> {
+pub(super) fn prepare(dir: &Path, scratch: &Path, ids: &[&str]) -> std::io::Result<()> {
     fs::create_dir_all(scratch)?;
     let mut list = String::new();
     for id in ids {
@@ -91,12 +94,13 @@ fn prepare(dir: &Path, scratch: &Path, ids: &[&str]) -> std::io::Result<()> {
     fs::write(dir.join("tests.txt"), list)
 }
 
-fn not_started(len: usize, why: String) -> RunOutput {
+pub(super) fn not_started(len: usize, why: String) -> RunOutput {
     RunOutput {
         exit: Exit::NotStarted(why.clone()),
         results: vec![Err(Missing::NotStarted(why)); len],
         problems: Vec::new(),
         stderr_tail: None,
+        flaky: Vec::new(),
     }
 }
 
@@ -170,6 +174,9 @@ fn execute(runner: &Runner, dir: &Path, scratch: &Path, ids: &[&str]) -> RunOutp
             exit.text()
         ));
     }
+    let flaky = text.map_or(Vec::new(), |b| {
+        flaky_marks(&String::from_utf8_lossy(&b), ids)
+    });
     RunOutput {
         exit,
         results: observed
@@ -178,10 +185,66 @@ fn execute(runner: &Runner, dir: &Path, scratch: &Path, ids: &[&str]) -> RunOutp
             .collect(),
         problems,
         stderr_tail,
+        flaky,
     }
 }
 
-fn exit_of(status: ExitStatus) -> Exit {
+/// The positions of `ids` whose JUnit XML `testcase` passed but holds a `flakyFailure` or
+/// `flakyError` child: Surefire's mark of a test that failed and then passed when Surefire
+/// re-ran it (`rerunFailingTestsCount`). That is evidence of non-determinism, not a plain
+/// pass. Empty for JSON Lines results; the i-th mark of an id goes to its i-th position.
+pub fn flaky_marks(text: &str, ids: &[&str]) -> Vec<usize> {
+    if !text.trim_start().starts_with('<') {
+        return Vec::new();
+    }
+    let mut reader = quick_xml::Reader::from_str(text);
+    // Per testcase in file order: its id, whether it failed, whether it has a flaky mark.
+    let mut cases: Vec<(String, bool, bool)> = Vec::new();
+    let mut open = false;
+    loop {
+        match reader.read_event() {
+            Ok(Event::Eof) | Err(_) => break,
+            Ok(Event::Start(e)) | Ok(Event::Empty(e)) => match e.name().as_ref() {
+                "testcase" => {
+                    let id = match (attribute(&e, "classname"), attribute(&e, "name")) {
+                        (Some(c), Some(n)) if !c.is_empty() => format!("{c}.{n}"),
+                        (_, Some(n)) => n,
+                        _ => String::new(),
+                    };
+                    cases.push((id, false, false));
+                    open = true;
+                }
+                "failure" | "error" | "skipped" if open => {
+                    if let Some(c) = cases.last_mut() {
+                        c.1 = true;
+                    }
+                }
+                "flakyFailure" | "flakyError" if open => {
+                    if let Some(c) = cases.last_mut() {
+                        c.2 = true;
+                    }
+                }
+                _ => {}
+            },
+            Ok(Event::End(e)) if e.name().as_ref() == "testcase" => open = false,
+            Ok(_) => {}
+        }
+    }
+    let mut taken = vec![false; ids.len()];
+    let mut out = Vec::new();
+    for (id, failed, flaky) in cases {
+        let Some(p) = (0..ids.len()).find(|&p| !taken[p] && ids[p] == id) else {
+            continue;
+        };
+        taken[p] = true;
+        if flaky && !failed {
+            out.push(p);
+        }
+    }
+    out
+}
+
+pub(super) fn exit_of(status: ExitStatus) -> Exit {
     match (status.code(), status.signal()) {
         (Some(c), _) => Exit::Code(c),
         (None, Some(s)) => Exit::Signal(s),
@@ -189,7 +252,7 @@ fn exit_of(status: ExitStatus) -> Exit {
     }
 }
 
-fn kill_group(pgid: i32) {
+pub(super) fn kill_group(pgid: i32) {
     // SAFETY: kill(2) with a negative pid signals the process group we created; it has no
     // memory effects, and an error (no such group any more) is harmless.
     unsafe {
@@ -198,7 +261,7 @@ fn kill_group(pgid: i32) {
 }
 
 /// The last 20 lines (at most 4 KiB) of a file.
-fn tail(path: &Path) -> String {
+pub(super) fn tail(path: &Path) -> String {
     let mut buf = Vec::new();
     if let Ok(mut f) = fs::File::open(path) {
         let _ = f.read_to_end(&mut buf);
@@ -511,6 +574,25 @@ not json
                 .nth(1),
             Some("java.lang.IllegalStateException")
         );
+    }
+
+    #[test]
+    fn surefire_rerun_marks_are_flaky_passes() {
+        // Surefire with rerunFailingTestsCount: `a` failed once and passed on the re-run;
+        // `b` failed every run (rerunFailure beside its failure: not a pass); `c` passed.
+        let text = r#"<testsuite name="s">
+  <testcase classname="T" name="a"><flakyFailure type="java.lang.AssertionError" message="x">
+at T.a(T.java:3)</flakyFailure><system-out/></testcase>
+  <testcase classname="T" name="b"><failure type="E"/><rerunFailure type="E"/></testcase>
+  <testcase classname="T" name="c"/>
+  <testcase classname="T" name="d"><flakyError type="java.io.IOException"/></testcase>
+</testsuite>"#;
+        let ids = ["T.a", "T.b", "T.c", "T.d"];
+        assert_eq!(flaky_marks(text, &ids), vec![0, 3]);
+        let (obs, problems) = parse_results(text, &ids);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(obs[0], Some(Ok(Outcome::Pass)));
+        assert!(flaky_marks("{\"test\":\"T.a\",\"outcome\":\"pass\"}", &ids).is_empty());
     }
 
     #[test]

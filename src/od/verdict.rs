@@ -1,8 +1,8 @@
 //! What the observations of one test mean (iDFlakies' categories): pure functions from its
 //! isolated outcome and the distinct outcomes the schedules showed.
 
+use super::Outcome;
 use super::report::Verdict;
-use super::{Outcome, Test};
 
 /// The classification of a confirmed order-dependent test.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,23 +44,6 @@ pub fn classify(isolated: &Outcome, seen: &[Outcome], default: Option<&Outcome>)
         main: main.unwrap_or(0),
         findings,
     }
-}
-
-/// The polluters of a brittle test: for each failure finding whose minimal prefix includes
-/// every state-setter, the other tests of the prefix (they made it fail although its setters
-/// ran). A prefix without all the setters says nothing about pollution.
-pub fn brittle_polluters(setters: &[Test], failing_prefixes: &[Vec<Test>]) -> Vec<Test> {
-    let mut out: Vec<Test> = Vec::new();
-    for prefix in failing_prefixes {
-        if setters.iter().all(|s| prefix.contains(s)) {
-            for &t in prefix {
-                if !setters.contains(&t) && !out.contains(&t) {
-                    out.push(t);
-                }
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -108,12 +91,5 @@ mod tests {
         assert_eq!(c.main, 1);
         let c = classify(&Outcome::Pass, &seen, Some(&Outcome::Pass));
         assert_eq!(c.main, 0);
-    }
-
-    #[test]
-    fn polluters_need_the_setters_in_the_prefix() {
-        assert_eq!(brittle_polluters(&[0], &[vec![0, 3]]), vec![3]);
-        // PRADET Figure 5: t3's foo failure after t1 alone says nothing about pollution.
-        assert!(brittle_polluters(&[1], &[vec![0]]).is_empty());
     }
 }

@@ -14,7 +14,7 @@ use crate::ranking::score::Score;
 use crate::ranking::{Ranked, order};
 use crate::trace::{Dua, How, StatementTable, StmtIx, Symbols, Tables, TestIds, VarName};
 
-pub use crate::od::report::Excluded;
+pub use crate::od::report::{Excluded, Masked};
 
 pub const RANK_SCHEMA: &str = "paf.rank/1";
 
@@ -28,9 +28,13 @@ pub struct Report {
     pub tests: Vec<TestRank>,
     pub unanalyzed: Vec<UnanalyzedReport>,
     /// Failures `rank --exclude-od` took out of the ranking: caused by the order tests ran in,
-    /// each with its verdict, minimal witness order and polluters (`paf.od/1`).
+    /// each with its verdict, minimal witness order and polluters (`paf.od/2`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<Excluded>,
+    /// Failures `rank --od` added to the ranking: tests that passed in the default order and
+    /// fail alone, ranked by the trace of their run alone, with their state-setters.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub masked: Vec<Masked>,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -46,6 +50,14 @@ pub struct Summary {
     /// DUAs kept: those reaching a crash statement on one of its crash variables (theta's
     /// universe), static ones included.
     pub duas: usize,
+    /// Of the analyzed failures, those of tests that passed in the bundle and fail alone
+    /// (`rank --od`); `failing` does not count them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub masked: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A statement's position.
@@ -139,6 +151,10 @@ pub struct TestRank {
     pub rank: usize,
     pub test: String,
     pub flow_set_rank: Option<usize>,
+    /// A masked failure (`rank --od`): it passed in the bundle, and is ranked by its failure
+    /// alone.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub masked: bool,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -251,13 +267,15 @@ impl<'a> Resolver<'a> {
 }
 
 /// Builds the report of a ranked analysis; `excluded` lists the failures taken out of it
-/// before ranking ([`crate::ranking::exclude`]).
+/// before ranking ([`crate::ranking::exclude`]), `masked` the failures of tests run alone
+/// that joined it (`rank --od`).
 pub fn build(
     tables: &Tables,
     analysis: &Analysis,
     ranked: &Ranked,
     seed: u64,
     excluded: Vec<Excluded>,
+    masked: Vec<Masked>,
 ) -> Report {
     let r = Resolver::new(tables, analysis);
     let flow_sets = ranked
@@ -270,20 +288,28 @@ pub fn build(
     let mut tests: Vec<TestRank> = order::tests_in_order(&ranked.sets, &ranked.order)
         .into_iter()
         .enumerate()
-        .map(|(i, (failure, pos))| TestRank {
-            rank: i + 1,
-            test: ids[analysis.failures[failure].test].to_string(),
-            flow_set_rank: Some(pos + 1),
+        .map(|(i, (failure, pos))| {
+            let test = ids[analysis.failures[failure].test].to_string();
+            TestRank {
+                rank: i + 1,
+                masked: masked.iter().any(|m| m.test == test),
+                test,
+                flow_set_rank: Some(pos + 1),
+            }
         })
         .collect();
     // Unanalyzed failures come last, in bundle order, so every failing test is ranked.
     let mut unanalyzed_sorted = analysis.unanalyzed.clone();
     unanalyzed_sorted.sort_by_key(|u| u.test);
     let start = tests.len();
-    tests.extend(unanalyzed_sorted.iter().enumerate().map(|(i, u)| TestRank {
-        rank: start + i + 1,
-        test: ids[u.test].to_string(),
-        flow_set_rank: None,
+    tests.extend(unanalyzed_sorted.iter().enumerate().map(|(i, u)| {
+        let test = ids[u.test].to_string();
+        TestRank {
+            rank: start + i + 1,
+            masked: masked.iter().any(|m| m.test == test),
+            test,
+            flow_set_rank: None,
+        }
     }));
     let unanalyzed = unanalyzed_sorted
         .iter()
@@ -308,11 +334,13 @@ pub fn build(
             local_flow_sets: ranked.sets.iter().filter(|s| s.is_local()).count(),
             events: analysis.events,
             duas: analysis.duas.len(),
+            masked: masked.len(),
         },
         flow_sets,
         tests,
         unanalyzed,
         excluded,
+        masked,
     }
 }
 

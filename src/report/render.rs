@@ -3,7 +3,7 @@
 
 use comfy_table::{ContentArrangement, Table, presets};
 
-use super::{Excluded, FlowSetReport, OriginReport, Report};
+use super::{Excluded, FlowSetReport, Masked, OriginReport, Report};
 
 /// Which list the table and CSV show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -66,7 +66,7 @@ pub fn table(report: &Report, by: By) -> String {
     }
     let s = &report.summary;
     out.push_str(&format!(
-        "\n{} flow-sets ({} local) from {} failing tests ({} unanalyzed{}); {} passing tests, {} events, {} DUAs of interest; seed {}\n",
+        "\n{} flow-sets ({} local) from {} failing tests ({} unanalyzed{}){}; {} passing tests, {} events, {} DUAs of interest; seed {}\n",
         s.flow_sets,
         s.local_flow_sets,
         s.failing,
@@ -75,6 +75,11 @@ pub fn table(report: &Report, by: By) -> String {
             String::new()
         } else {
             format!(", {} excluded as order-caused", report.excluded.len())
+        },
+        if s.masked == 0 {
+            String::new()
+        } else {
+            format!(" and {} masked failure(s) of tests run alone", s.masked)
         },
         s.passing,
         s.events,
@@ -90,7 +95,30 @@ pub fn table(report: &Report, by: By) -> String {
             out.push_str(&format!("  {}\n", excluded(e)));
         }
     }
+    if !report.masked.is_empty() {
+        out.push_str(&format!(
+            "\nMasked: {} failure(s) the default order hid, ranked by the test run alone (--od)\n",
+            report.masked.len()
+        ));
+        for m in &report.masked {
+            out.push_str(&format!("  {}\n", masked(m)));
+        }
+    }
     out
+}
+
+/// A masked failure in a line: `TEST: fails alone (FAILURE); passes after S`.
+fn masked(m: &Masked) -> String {
+    format!(
+        "{}: fails alone ({}); passes in the default order after {}",
+        m.test,
+        m.isolated,
+        if m.state_setters.is_empty() {
+            "earlier tests".to_string()
+        } else {
+            m.state_setters.join(", ")
+        }
+    )
 }
 
 /// An excluded failure in a line: `TEST (verdict): fails after P; witness: ORDER`.
@@ -252,7 +280,11 @@ fn test_rows(report: &Report) -> Vec<Vec<String>> {
                     r.to_string(),
                     fs.locality.to_string(),
                     likelihood_cell(fs.likelihood),
-                    String::new(),
+                    if tr.masked {
+                        "masked: passed in the default order, fails alone".to_string()
+                    } else {
+                        String::new()
+                    },
                 ]
             }
             None => {

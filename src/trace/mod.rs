@@ -10,6 +10,7 @@ pub mod assemble;
 pub mod ids;
 pub mod ledger;
 pub mod lines;
+pub mod merge;
 pub mod model;
 pub mod names;
 pub mod problem;
@@ -93,6 +94,9 @@ pub struct Bundle {
     pub dir: PathBuf,
     pub tables: Tables,
     pub tests: TestsFile,
+    /// `isolated.jsonl`, when the bundle has one: traces of tests each run alone in a fresh
+    /// JVM (`paf trace java --isolate`), in the tests file's format and statement table.
+    pub isolated: Option<TestsFile>,
 }
 
 impl Bundle {
@@ -148,6 +152,10 @@ impl Bundle {
                 PathBuf::new()
             }
         };
+        let isolated = find_jsonl(&dir, "isolated", false).unwrap_or_else(|p| {
+            problems.push(p);
+            None
+        });
         if !problems.is_empty() {
             return Err(problems);
         }
@@ -155,6 +163,7 @@ impl Bundle {
             dir,
             tables,
             tests: TestsFile { path: tests_path },
+            isolated: isolated.map(|path| TestsFile { path }),
         })
     }
 }

@@ -19,13 +19,36 @@ pub enum Compression {
 }
 
 impl Compression {
-    fn suffix(self) -> &'static str {
+    /// The compression of a file, by its name.
+    pub fn of(path: &Path) -> Compression {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some("gz") => Compression::Gzip,
+            Some("zst") => Compression::Zstd,
+            _ => Compression::None,
+        }
+    }
+
+    pub fn suffix(self) -> &'static str {
         match self {
             Compression::None => "",
             Compression::Gzip => ".gz",
             Compression::Zstd => ".zst",
         }
     }
+}
+
+/// A buffered writer of a JSON Lines file, compressed as asked (the bundle merge writes its
+/// files through it too).
+pub fn jsonl_writer(path: &Path, compression: Compression) -> io::Result<Box<dyn Write>> {
+    let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    Ok(match compression {
+        Compression::None => Box::new(file),
+        Compression::Gzip => Box::new(flate2::write::GzEncoder::new(
+            file,
+            flate2::Compression::fast(),
+        )),
+        Compression::Zstd => Box::new(zstd::Encoder::new(file, 3)?.auto_finish()),
+    })
 }
 
 /// Streams a bundle to a directory.
@@ -63,15 +86,7 @@ impl BundleWriter {
         }
         st.flush()?;
         let path = dir.join(format!("tests.jsonl{}", compression.suffix()));
-        let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
-        let tests: Box<dyn Write> = match compression {
-            Compression::None => Box::new(file),
-            Compression::Gzip => Box::new(flate2::write::GzEncoder::new(
-                file,
-                flate2::Compression::fast(),
-            )),
-            Compression::Zstd => Box::new(zstd::Encoder::new(file, 3)?.auto_finish()),
-        };
+        let tests = jsonl_writer(&path, compression)?;
         Ok(BundleWriter {
             dir: dir.to_path_buf(),
             tests,

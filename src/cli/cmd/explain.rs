@@ -33,7 +33,14 @@ pub fn run(a: ExplainArgs) -> Result<u8, CliError> {
     };
     let (bundle, analysis) = super::load(&a.bundle, &options, a.jobs.jobs())?;
     let ranked = ranking::rank(&analysis.failures, &analysis.duas, a.seed);
-    let report = report::build(&bundle.tables, &analysis, &ranked, a.seed, Vec::new());
+    let report = report::build(
+        &bundle.tables,
+        &analysis,
+        &ranked,
+        a.seed,
+        Vec::new(),
+        Vec::new(),
+    );
     let e =
         explain::explain(&bundle.tables, &analysis, &report, &a.test).map_err(CliError::Usage)?;
     let text = match a.format {

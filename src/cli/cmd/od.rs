@@ -1,6 +1,7 @@
-//! `paf od detect|plan|replay`: flags, their checks, and the glue that calls [`crate::od`].
+//! `paf od detect|merge|plan|replay|convert`: flags, their checks, and the glue that calls
+//! [`crate::od`].
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -8,12 +9,14 @@ use clap::{Args, Subcommand, ValueEnum};
 use super::super::progress::Bar;
 use super::super::{CliError, exit, output};
 use crate::od::algo::{Algo, Params};
-use crate::od::detect::{self, DetectSettings};
+use crate::od::detect::{self, DetectSettings, ShardReport};
 use crate::od::exec::{self, Executor};
+use crate::od::idflakies;
 use crate::od::plan as od_plan;
 use crate::od::replay::{self, ReplayError};
 use crate::od::report as od_report;
 use crate::od::runner::Runner;
+use crate::od::shard::Shard;
 use crate::od::{Access, input};
 use crate::trace::Problem;
 
@@ -25,12 +28,16 @@ pub struct OdArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum OdCommand {
-    /// Run schedules through a test runner and report order-dependent tests (paf.od/1).
+    /// Run schedules through a test runner and report order-dependent tests (paf.od/2).
     Detect(DetectArgs),
+    /// Combine the journals of `od detect --shard` runs into one report (paf.od/2).
+    Merge(MergeArgs),
     /// Print the schedules an algorithm would run, without running them.
     Plan(PlanArgs),
-    /// Re-run the recorded witness orders of one test from a paf.od/1 report.
+    /// Re-run the recorded witness orders of one test from a report.
     Replay(ReplayArgs),
+    /// Convert a report between paf.od/2 (or paf.od/1) and iDFlakies' flaky-lists.json.
+    Convert(ConvertArgs),
 }
 
 #[derive(Args, Debug)]
@@ -42,16 +49,12 @@ pub struct SuiteArgs {
     #[arg(long, value_name = "FILE", conflicts_with = "bundle")]
     pub access: Option<PathBuf>,
     /// A trace bundle: its static-field events and its `end.statics` records give each test's
-    /// reads and writes.
+    /// reads and writes, and its outcomes the failing tests `triage` plans from.
     #[arg(long, value_name = "BUNDLE")]
     pub bundle: Option<PathBuf>,
-    /// Algorithms, in the order to run them.
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "reverse,random,isolate,twice"
-    )]
+    /// Algorithms, in the order to run them (default: triage with --bundle, else
+    /// reverse,random,isolate,twice).
+    #[arg(long, value_enum, value_delimiter = ',')]
     pub algo: Vec<Algo>,
     /// Permutation length of exhaustive, dep-aware and dep-aware-lastwriter.
     #[arg(long, value_name = "K", default_value_t = 2)]
@@ -62,6 +65,20 @@ pub struct SuiteArgs {
     /// Seed of random's shuffles.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+}
+
+impl SuiteArgs {
+    /// The algorithms asked for, or the default: `triage` given a bundle (runs that grow with
+    /// the failing tests), else the whole-suite probes.
+    fn algos(&self) -> Vec<Algo> {
+        if !self.algo.is_empty() {
+            self.algo.clone()
+        } else if self.bundle.is_some() {
+            vec![Algo::Triage]
+        } else {
+            vec![Algo::Reverse, Algo::Random, Algo::Isolate, Algo::Twice]
+        }
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,8 +93,17 @@ pub enum PlanFormat {
     Text,
 }
 
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConvertFormat {
+    /// paf.od/2.
+    Paf,
+    /// iDFlakies' flaky-lists.json.
+    Idflakies,
+}
+
+/// What `od detect` and `od merge` share: the runner, the suite and how to run.
 #[derive(Args, Debug)]
-pub struct DetectArgs {
+pub struct RunArgs {
     /// The runner command: run as `sh -c 'CMD "$@"' paf-od TESTS_FILE -o RESULTS_FILE` once
     /// per schedule (docs/order-dependence.md).
     #[arg(long, value_name = "CMD")]
@@ -85,6 +111,7 @@ pub struct DetectArgs {
     #[command(flatten)]
     pub suite: SuiteArgs,
     /// Time limit of one schedule (e.g. 90s, 5m); its whole process group is killed after it.
+    /// With --batch: the longest a batch may go without a new result.
     #[arg(long, value_name = "DURATION", default_value = "5m")]
     pub timeout: String,
     /// Stop starting schedules after this long (e.g. 30m) and report what was covered.
@@ -93,11 +120,16 @@ pub struct DetectArgs {
     /// Schedules run in parallel (default: the number of cores).
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,
-    /// Re-runs of each order before a changed outcome counts as order-dependent.
+    /// Re-runs of each order before a changed outcome counts as order-dependent, and of each
+    /// dependency's witness and baseline before it is confirmed.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub reruns: u32,
-    /// Write the paf.od/1 report here; OUT.runs.jsonl keeps every run, so running again with
-    /// the same -o resumes.
+    /// Give the runner up to N schedules per process, which it isolates itself (the Java
+    /// runner: a class loader each); dependencies are still confirmed in fresh processes.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub batch: usize,
+    /// Write the paf.od/2 report here; OUT.runs.jsonl keeps every run, so running again with
+    /// the same -o resumes. With --shard: the shard's journal.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Standard output: tables, or the JSON report.
@@ -106,6 +138,25 @@ pub struct DetectArgs {
     /// No progress bar on standard error.
     #[arg(long)]
     pub no_progress: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DetectArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Run only the i-th of N shares of the planned schedules (content-addressed), into the
+    /// journal -o; `paf od merge` makes the report from every shard's journal.
+    #[arg(long, value_name = "i/N")]
+    pub shard: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The journals of `od detect --shard i/N -o JOURNAL`, one per shard.
+    #[arg(required = true, value_name = "JOURNAL")]
+    pub journals: Vec<PathBuf>,
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 #[derive(Args, Debug)]
@@ -118,7 +169,7 @@ pub struct PlanArgs {
 
 #[derive(Args, Debug)]
 pub struct ReplayArgs {
-    /// A paf.od/1 report written by `paf od detect -o`.
+    /// A report written by `paf od detect -o` (or an iDFlakies flaky-lists.json).
     pub report: PathBuf,
     /// The test whose witness orders to re-run.
     pub test: String,
@@ -134,12 +185,34 @@ pub struct ReplayArgs {
     pub format: OdFormat,
 }
 
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    /// A paf.od/2 or paf.od/1 report, or an iDFlakies flaky-lists.json.
+    pub report: PathBuf,
+    /// The format to write.
+    #[arg(long, value_enum)]
+    pub to: ConvertFormat,
+    /// Write here instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// The checked settings of `od detect` and `od merge`.
+#[derive(Debug)]
+pub struct Running {
+    pub timeout: Duration,
+    pub budget: Option<Duration>,
+    pub jobs: usize,
+}
+
 /// A checked `od` command.
 #[derive(Debug)]
 pub enum OdConfig {
-    Detect(DetectArgs, Duration, Option<Duration>, usize),
+    Detect(RunArgs, Running, Option<Shard>),
+    Merge(RunArgs, Running, Vec<PathBuf>),
     Plan(PlanArgs),
     Replay(ReplayArgs, Duration),
+    Convert(ConvertArgs),
 }
 
 /// `90`, `90s`, `500ms`, `5m`, `2h`, `1h30m`: a duration.
@@ -184,23 +257,34 @@ impl OdConfig {
     pub fn from_args(args: OdArgs) -> Result<OdConfig, CliError> {
         Ok(match args.command {
             OdCommand::Detect(a) => {
-                let timeout = duration("--timeout", &a.timeout)?;
-                if timeout.is_zero() {
-                    return Err(CliError::Usage("--timeout: expected more than 0".into()));
-                }
-                let budget = a
-                    .budget
+                let running = check_run(&a.run)?;
+                let shard = a
+                    .shard
                     .as_deref()
-                    .map(|b| duration("--budget", b))
-                    .transpose()?;
-                let jobs = match a.jobs {
-                    Some(0) => return Err(CliError::Usage("-j 0: expected at least 1".into())),
-                    Some(j) => j,
-                    None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                    .map(Shard::parse)
+                    .transpose()
+                    .map_err(|e| CliError::Usage(e.to_string()))?;
+                if shard.is_some() && a.run.output.is_none() {
+                    return Err(CliError::Usage(
+                        "--shard writes the shard's journal: expected -o JOURNAL".into(),
+                    ));
+                }
+                OdConfig::Detect(a.run, running, shard)
+            }
+            OdCommand::Merge(a) => {
+                let running = check_run(&a.run)?;
+                let Some(out) = &a.run.output else {
+                    return Err(CliError::Usage(
+                        "od merge writes a report: expected -o FILE".into(),
+                    ));
                 };
-                super::output_file(a.output.as_deref())?;
-                check_suite(&a.suite)?;
-                OdConfig::Detect(a, timeout, budget, jobs)
+                if let Some(j) = a.journals.iter().find(|j| same_file(j, out)) {
+                    return Err(CliError::Usage(format!(
+                        "{}: is both a journal to merge and the output; expected another -o",
+                        j.display()
+                    )));
+                }
+                OdConfig::Merge(a.run, running, a.journals)
             }
             OdCommand::Plan(a) => {
                 check_suite(&a.suite)?;
@@ -210,16 +294,65 @@ impl OdConfig {
                 let timeout = duration("--timeout", &a.timeout)?;
                 OdConfig::Replay(a, timeout)
             }
+            OdCommand::Convert(a) => {
+                super::output_file(a.output.as_deref())?;
+                if a.output.as_deref().is_some_and(|o| same_file(o, &a.report)) {
+                    return Err(CliError::Usage(format!(
+                        "{}: -o would overwrite the input; expected another file",
+                        a.report.display()
+                    )));
+                }
+                OdConfig::Convert(a)
+            }
         })
     }
 
     pub fn run(self) -> Result<u8, CliError> {
         match self {
             OdConfig::Plan(a) => plan(a),
-            OdConfig::Detect(a, timeout, budget, jobs) => detect(a, timeout, budget, jobs),
+            OdConfig::Detect(a, running, shard) => detect(a, running, shard, &[]),
+            OdConfig::Merge(a, running, journals) => detect(a, running, None, &journals),
             OdConfig::Replay(a, timeout) => replay(a, timeout),
+            OdConfig::Convert(a) => convert(a),
         }
     }
+}
+
+/// Whether two paths name the same file (the same path, or both existing and the same).
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+}
+
+/// The checks of what `od detect` and `od merge` share.
+fn check_run(a: &RunArgs) -> Result<Running, CliError> {
+    let timeout = duration("--timeout", &a.timeout)?;
+    if timeout.is_zero() {
+        return Err(CliError::Usage("--timeout: expected more than 0".into()));
+    }
+    let budget = a
+        .budget
+        .as_deref()
+        .map(|b| duration("--budget", b))
+        .transpose()?;
+    let jobs = match a.jobs {
+        Some(0) => return Err(CliError::Usage("-j 0: expected at least 1".into())),
+        Some(j) => j,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    if a.batch == 0 {
+        return Err(CliError::Usage("--batch 0: expected at least 1".into()));
+    }
+    super::output_file(a.output.as_deref())?;
+    check_suite(&a.suite)?;
+    Ok(Running {
+        timeout,
+        budget,
+        jobs,
+    })
 }
 
 fn check_suite(s: &SuiteArgs) -> Result<(), CliError> {
@@ -232,7 +365,7 @@ fn check_suite(s: &SuiteArgs) -> Result<(), CliError> {
     if s.k == 0 {
         return Err(CliError::Usage("--k 0: expected at least 1".into()));
     }
-    if let Some(a) = s.algo.iter().find(|a| a.needs_access())
+    if let Some(a) = s.algos().iter().find(|a| a.needs_access())
         && s.access.is_none()
         && s.bundle.is_none()
     {
@@ -243,23 +376,42 @@ fn check_suite(s: &SuiteArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The default order and, when given, the access sets.
-fn load_suite(s: &SuiteArgs) -> Result<(Vec<String>, Option<Access>), CliError> {
+/// The default order, the access sets when given, and which tests failed in the bundle (none
+/// without one).
+type Suite = (Vec<String>, Option<Access>, Vec<bool>);
+
+fn load_suite(s: &SuiteArgs) -> Result<Suite, CliError> {
     let from_bundle = match &s.bundle {
         Some(b) => Some(input::access_from_bundle(b).map_err(CliError::Bundle)?),
         None => None,
     };
     let ids = match (&s.tests, &from_bundle) {
         (Some(list), _) => input::read_tests(list).map_err(CliError::Bundle)?,
-        (None, Some((bundle_ids, _))) => bundle_ids.clone(),
-        (None, None) => unreachable!("checked by check_suite"),
+        (None, Some(b)) => b.ids.clone(),
+        (None, None) => {
+            return Err(CliError::Usage(
+                "expected --tests LIST or --bundle BUNDLE".into(),
+            ));
+        }
     };
     let access = match (&s.access, &from_bundle) {
         (Some(path), _) => Some(input::read_access(path, &ids).map_err(CliError::Bundle)?),
-        (None, Some((bundle_ids, per_test))) => Some(input::access_for(&ids, bundle_ids, per_test)),
+        (None, Some(b)) => Some(input::access_for(&ids, &b.ids, &b.access)),
         (None, None) => None,
     };
-    Ok((ids, access))
+    let failing = match &from_bundle {
+        Some(b) => ids
+            .iter()
+            .map(|id| {
+                b.ids
+                    .iter()
+                    .position(|x| x == id)
+                    .is_some_and(|i| b.failing[i])
+            })
+            .collect(),
+        None => vec![false; ids.len()],
+    };
+    Ok((ids, access, failing))
 }
 
 fn params(s: &SuiteArgs) -> Params {
@@ -271,9 +423,9 @@ fn params(s: &SuiteArgs) -> Params {
 }
 
 fn plan(a: PlanArgs) -> Result<u8, CliError> {
-    let (ids, access) = load_suite(&a.suite)?;
+    let (ids, access, failing) = load_suite(&a.suite)?;
     let access = access.unwrap_or_else(|| Access::empty(ids.len()));
-    let plan = od_plan::plan(&a.suite.algo, ids, &access, params(&a.suite))
+    let plan = od_plan::plan(&a.suite.algos(), ids, &access, params(&a.suite), &failing)
         .map_err(|e| CliError::Usage(e.to_string()))?;
     let text = match a.format {
         PlanFormat::Json => od_plan::json(&plan),
@@ -290,34 +442,55 @@ fn work_dir() -> Result<tempfile::TempDir, CliError> {
         .map_err(|e| CliError::Internal(format!("cannot create a temporary directory: {e}")))
 }
 
+/// `od detect` (with a shard: its share of the planned schedules) and `od merge` (`journals`:
+/// the shards' runs, reused; whatever no shard ran is run here).
 fn detect(
-    a: DetectArgs,
-    timeout: Duration,
-    budget: Option<Duration>,
-    jobs: usize,
+    a: RunArgs,
+    running: Running,
+    shard: Option<Shard>,
+    journals: &[PathBuf],
 ) -> Result<u8, CliError> {
-    let (ids, access) = load_suite(&a.suite)?;
+    let (ids, access, _) = load_suite(&a.suite)?;
     let work = work_dir()?;
     let runner = Runner {
         command: a.runner.clone(),
-        timeout,
+        timeout: running.timeout,
         work: work.path().to_path_buf(),
     };
     let mut bar = Bar::runs(!a.no_progress);
-    let mut executor = Executor::new(runner, ids, jobs, budget, &mut bar);
-    if let Some(out) = &a.output {
-        executor
-            .use_journal(&exec::journal_path(out))
-            .map_err(CliError::Bundle)?;
+    let mut executor = Executor::new(runner, ids, running.jobs, running.budget, &mut bar);
+    executor.set_batch(a.batch);
+    for j in journals {
+        executor.preload(j).map_err(CliError::Bundle)?;
+    }
+    let journal = match (&a.output, shard) {
+        (Some(out), Some(s)) => {
+            executor.set_shard(s);
+            Some(out.clone())
+        }
+        (Some(out), None) => Some(exec::journal_path(out)),
+        (None, _) => None,
+    };
+    if let Some(j) = &journal {
+        executor.use_journal(j).map_err(CliError::Bundle)?;
     }
     let settings = DetectSettings {
-        algos: a.suite.algo.clone(),
+        algos: a.suite.algos(),
         params: params(&a.suite),
         reruns: a.reruns,
         runner: a.runner.clone(),
-        timeout_seconds: timeout.as_secs_f64(),
-        budget_seconds: budget.map(|b| b.as_secs_f64()),
+        timeout_seconds: running.timeout.as_secs_f64(),
+        budget_seconds: running.budget.map(|b| b.as_secs_f64()),
+        batch: a.batch,
     };
+    if let Some(s) = shard {
+        let result = detect::run_shard(access.as_ref(), &settings, &mut executor);
+        drop(executor);
+        bar.finish();
+        let report = result.map_err(|e| CliError::Usage(e.to_string()))?;
+        output::emit(&shard_text(s, &report, journal.as_deref()), None)?;
+        return Ok(exit::OK);
+    }
     let result = detect::detect(access.as_ref(), &settings, &mut executor);
     drop(executor);
     bar.finish();
@@ -331,6 +504,48 @@ fn detect(
         OdFormat::Json => json,
     };
     output::emit(&text, None)?;
+    if a.format == OdFormat::Json {
+        output::note(format!(
+            "paf od: {} runs executed, {} reused from journals",
+            report.invocation.executed, report.invocation.reused
+        ));
+    }
+    Ok(exit::OK)
+}
+
+/// What a shard ran, one line per algorithm.
+fn shard_text(shard: Shard, r: &ShardReport, journal: Option<&Path>) -> String {
+    let mut s = format!(
+        "shard {shard}: {} runs executed, {} reused{}\n",
+        r.executed,
+        r.reused,
+        journal.map_or(String::new(), |j| format!("; journal {}", j.display()))
+    );
+    for a in &r.algorithms {
+        s.push_str(&format!(
+            "  {}: {} of {} planned schedules are this shard's; {} run\n",
+            a.algo, a.share, a.planned, a.runs
+        ));
+    }
+    if !r.left.is_empty() {
+        s.push_str(&format!(
+            "  left to od merge (adaptive): {}\n",
+            r.left.join(", ")
+        ));
+    }
+    if r.budget_exhausted {
+        s.push_str("  budget exhausted: run the shard again with the same -o to resume\n");
+    }
+    s
+}
+
+fn convert(a: ConvertArgs) -> Result<u8, CliError> {
+    let report = input::read_report(&a.report).map_err(CliError::Bundle)?;
+    let text = match a.to {
+        ConvertFormat::Paf => od_report::json(&report),
+        ConvertFormat::Idflakies => idflakies::json(&idflakies::from_report(&report)),
+    };
+    output::emit(&text, a.output.as_deref())?;
     Ok(exit::OK)
 }
 

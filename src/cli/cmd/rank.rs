@@ -1,7 +1,7 @@
 //! `paf rank`: the ranking of a bundle's failures as a table, JSON or CSV, or one phase's
 //! output (`--dump`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
@@ -45,10 +45,16 @@ pub struct RankArgs {
     /// Print one phase's output as JSON instead of the ranking.
     #[arg(long, value_enum)]
     pub dump: Option<Dump>,
-    /// A paf.od/1 report (from `paf od detect -o`): its order-caused failures leave the
-    /// ranking and are listed apart, with their witness order.
-    #[arg(long, value_name = "OD_JSON")]
+    /// An order-dependence report (paf.od/2 from `paf od detect -o`, paf.od/1, or iDFlakies'
+    /// flaky-lists.json): its order-caused failures leave the ranking and are listed apart,
+    /// with their witness order.
+    #[arg(long, value_name = "OD_JSON", conflicts_with = "od")]
     pub exclude_od: Option<PathBuf>,
+    /// As --exclude-od, and the report's masked failures (tests that passed in the bundle and
+    /// fail alone) join the ranking by their isolated trace (BUNDLE/isolated.jsonl, recorded
+    /// with `paf trace java --isolate`).
+    #[arg(long, value_name = "OD_JSON")]
+    pub od: Option<PathBuf>,
 }
 
 /// `--max-covering N` as a limit (0: none).
@@ -81,26 +87,52 @@ impl Rank {
 
     fn run(self) -> Result<u8, CliError> {
         let a = &self.args;
-        let order_caused = match &a.exclude_od {
-            Some(path) => od::input::read_report(path)
-                .map_err(CliError::Bundle)?
-                .order_caused_failures(),
-            None => Vec::new(),
+        let od_report = match a.od.as_ref().or(a.exclude_od.as_ref()) {
+            Some(path) => Some(od::input::read_report(path).map_err(CliError::Bundle)?),
+            None => None,
         };
-        let (bundle, mut analysis) = super::load(&a.bundle, &self.options, self.jobs)?;
+        let order_caused = od_report
+            .as_ref()
+            .map_or(Vec::new(), |r| r.order_caused_failures());
+        let wanted = match (&a.od, &od_report) {
+            (Some(_), Some(r)) => r.masked_failures(),
+            _ => Vec::new(),
+        };
+        let options = Options {
+            isolated: wanted.iter().map(|m| m.test.clone()).collect(),
+            ..self.options.clone()
+        };
+        let (bundle, mut analysis) = super::load(&a.bundle, &options, self.jobs)?;
         let excluded = exclude::exclude(
             &analysis.test_ids,
             &mut analysis.failures,
             &mut analysis.unanalyzed,
             order_caused,
         );
+        let masked = exclude::masked(&analysis.test_ids, &analysis.masked, wanted);
+        for m in &masked.missing {
+            output::warning(format!(
+                "{}: masked failure {} has no failing trace in {}; record it with `paf trace java --isolate {}` to rank it",
+                a.od.as_deref().unwrap_or(Path::new("")).display(),
+                m.test,
+                bundle.dir.join("isolated.jsonl").display(),
+                m.test
+            ));
+        }
         let seed = a.analysis.seed;
         let text = match a.dump {
             Some(Dump::Dataflow) => dump::dataflow(&bundle.tables, &analysis),
             Some(Dump::Duas) => dump::duas(&bundle.tables, &analysis),
             None => {
                 let ranked = ranking::rank(&analysis.failures, &analysis.duas, seed);
-                let report = report::build(&bundle.tables, &analysis, &ranked, seed, excluded);
+                let report = report::build(
+                    &bundle.tables,
+                    &analysis,
+                    &ranked,
+                    seed,
+                    excluded,
+                    masked.joined,
+                );
                 match a.format {
                     RankFormat::Table => render::table(&report, a.by),
                     RankFormat::Json => render::json(&report),

@@ -12,10 +12,22 @@ use super::super::{CliError, exit, output};
 #[derive(Subcommand, Debug)]
 pub enum TraceCommand {
     /// Trace JUnit 4 (and JUnit 3-style, e.g. Randoop's) test classes on the JVM.
-    Java(JavaArgs),
+    Java(Box<JavaArgs>),
+    /// Merge the bundles of `paf trace java --shard i/N` runs into one bundle.
+    Merge(MergeArgs),
 }
 
 #[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The shards' bundles, in shard order.
+    #[arg(required = true, value_name = "BUNDLE")]
+    pub bundles: Vec<PathBuf>,
+    /// The bundle directory to write (not one of the shards).
+    #[arg(short, long, value_name = "BUNDLE")]
+    pub output: PathBuf,
+}
+
+#[derive(Args, Debug, Clone)]
 pub struct JavaArgs {
     /// The compiled code under test and test classes (`:`-separated); JUnit and the agent are
     /// added by paf.
@@ -62,6 +74,15 @@ pub struct JavaArgs {
     /// executable or in the source tree paf was built from).
     #[arg(long, value_name = "DIR")]
     pub tracer_dir: Option<PathBuf>,
+    /// Trace only the i-th of N contiguous blocks of the tests (merge the shards' bundles with
+    /// `paf trace merge`).
+    #[arg(long, value_name = "i/N")]
+    pub shard: Option<String>,
+    /// Trace these tests (`Class.method`, comma-separated, or @FILE with one per line) each
+    /// alone in a fresh JVM, into the existing bundle -o's isolated.jsonl (what `paf rank --od`
+    /// ranks a masked failure by).
+    #[arg(long, value_name = "TESTS")]
+    pub isolate: Option<String>,
 }
 
 /// Where tracer/java is: the flag, the environment, beside the binary (target/*/paf in a
@@ -112,6 +133,9 @@ fn run(cmd: &mut Command, what: &str) -> Result<i32, CliError> {
 
 /// Runs `paf trace java`; returns paf's exit code (the supervisor's, mapped to paf's).
 pub fn java(a: JavaArgs) -> Result<u8, CliError> {
+    if let Some(tests) = a.isolate.clone() {
+        return isolate(a, &tests);
+    }
     let dir = tracer_dir(a.tracer_dir.as_deref())?;
     let runner = dir.join("build/paf-runner.jar");
     if !runner.is_file() || !dir.join("build/paf-agent.jar").is_file() {
@@ -153,6 +177,10 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
     for arg in &a.jvm_args {
         cmd.args(["--jvm-arg", arg]);
     }
+    if let Some(s) = &a.shard {
+        check_shard(s)?;
+        cmd.args(["--shard", s]);
+    }
     for (on, flag) in [
         (a.gzip, "--gzip"),
         (a.keep_work, "--keep-work"),
@@ -167,4 +195,74 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
         2 => exit::BAD_INPUT,
         _ => exit::INTERNAL,
     })
+}
+
+/// `i/N` with 1 <= i <= N, as the supervisor expects it.
+fn check_shard(s: &str) -> Result<(), CliError> {
+    crate::od::shard::Shard::parse(s)
+        .map(|_| ())
+        .map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// `paf trace java --isolate TESTS -o BUNDLE`: each test traced alone in a fresh JVM (the
+/// supervisor with `--tests Class#method`) into a bundle of its own under BUNDLE/.isolate, then
+/// added to BUNDLE's isolated.jsonl in BUNDLE's statement ids.
+fn isolate(a: JavaArgs, tests: &str) -> Result<u8, CliError> {
+    let list = match tests.strip_prefix('@') {
+        Some(file) => std::fs::read_to_string(file)
+            .map_err(|e| CliError::Usage(format!("{file}: cannot read: {e}")))?,
+        None => tests.replace(',', "\n"),
+    };
+    let ids: Vec<&str> = list
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    if ids.is_empty() {
+        return Err(CliError::Usage(
+            "--isolate: expected at least one test id".into(),
+        ));
+    }
+    let work = a.output.join(".isolate");
+    let mut parts = Vec::new();
+    for (i, id) in ids.iter().enumerate() {
+        let Some((class, method)) = id.rsplit_once('.') else {
+            return Err(CliError::Usage(format!(
+                "--isolate {id:?}: expected Class.method"
+            )));
+        };
+        let part = work.join(i.to_string());
+        let one = JavaArgs {
+            tests: format!("{class}#{method}"),
+            output: part.clone(),
+            isolate: None,
+            shard: None,
+            ..a.clone()
+        };
+        let code = java(one)?;
+        if code != exit::OK {
+            return Ok(code);
+        }
+        parts.push(part);
+    }
+    let added = crate::trace::merge::add_isolated(&a.output, &parts).map_err(CliError::Bundle)?;
+    let _ = std::fs::remove_dir_all(&work);
+    output::note(format!(
+        "paf trace: {added} test(s) traced alone into {}",
+        a.output.join("isolated.jsonl").display()
+    ));
+    Ok(exit::OK)
+}
+
+/// `paf trace merge SHARDS... -o BUNDLE`.
+pub fn merge(a: MergeArgs) -> Result<u8, CliError> {
+    let merged = crate::trace::merge::merge(&a.bundles, &a.output).map_err(CliError::Bundle)?;
+    output::note(format!(
+        "paf trace: merged {} bundles: {} tests, {} statements -> {}",
+        merged.parts,
+        merged.tests,
+        merged.statements,
+        a.output.display()
+    ));
+    Ok(exit::OK)
 }

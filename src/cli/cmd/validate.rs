@@ -24,8 +24,18 @@ pub fn run(a: ValidateArgs) -> Result<u8, CliError> {
     let result = Bundle::open(path).and_then(|bundle| {
         let mut bar = Bar::reading();
         let checked = engine::check(&bundle, a.jobs.jobs(), &mut bar);
+        let isolated = engine::check_isolated(&bundle, a.jobs.jobs(), &mut bar);
         bar.finish();
-        Ok((checked?, bundle.tables.statements.len()))
+        let isolated = match (checked, isolated) {
+            (Ok(c), None) => Ok((c, None)),
+            (Ok(c), Some(Ok(i))) => Ok((c, Some(i))),
+            (Err(p), None | Some(Ok(_))) | (Ok(_), Some(Err(p))) => Err(p),
+            (Err(mut p), Some(Err(mut q))) => {
+                p.append(&mut q);
+                Err(p)
+            }
+        };
+        isolated.map(|(c, i)| (c, i, bundle.tables.statements.len()))
     });
     let code = if result.is_ok() {
         exit::OK
@@ -40,18 +50,23 @@ pub fn run(a: ValidateArgs) -> Result<u8, CliError> {
     Ok(code)
 }
 
-type Validated = Result<(Checked, usize), Vec<Problem>>;
+/// The tests file's check, `isolated.jsonl`'s if any, and the number of statements.
+type Validated = Result<(Checked, Option<Checked>, usize), Vec<Problem>>;
 
 fn text(path: &std::path::Path, result: &Validated) -> String {
     match result {
-        Ok((c, statements)) => format!(
-            "{}: ok: {} tests ({} failing, {} passing), {} events, {} statements\n",
+        Ok((c, isolated, statements)) => format!(
+            "{}: ok: {} tests ({} failing, {} passing), {} events, {} statements{}\n",
             path.display(),
             c.tests,
             c.failing,
             c.tests - c.failing,
             c.events,
-            statements
+            statements,
+            isolated.as_ref().map_or(String::new(), |i| format!(
+                "; {} tests traced alone ({} failing)",
+                i.tests, i.failing
+            ))
         ),
         Err(problems) => {
             let mut s: String = problems.iter().map(|p| format!("{p}\n")).collect();
@@ -67,10 +82,16 @@ fn text(path: &std::path::Path, result: &Validated) -> String {
 
 fn json(result: &Validated) -> String {
     let value = match result {
-        Ok((c, statements)) => serde_json::json!({
+        Ok((c, None, statements)) => serde_json::json!({
             "schema": "paf.validate/1", "ok": true, "problems": [],
             "tests": c.tests, "failing": c.failing,
             "events": c.events, "statements": statements,
+        }),
+        Ok((c, Some(i), statements)) => serde_json::json!({
+            "schema": "paf.validate/1", "ok": true, "problems": [],
+            "tests": c.tests, "failing": c.failing,
+            "events": c.events, "statements": statements,
+            "isolated": {"tests": i.tests, "failing": i.failing, "events": i.events},
         }),
         Err(problems) => serde_json::json!({
             "schema": "paf.validate/1", "ok": false,

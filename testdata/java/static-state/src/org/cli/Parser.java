@@ -21,6 +21,12 @@ public class Parser {
         return matched;
     }
 
+    /** The length of the first default option's name (there must be one). */
+    public int defaultNameLength() {
+        Option o = Defaults.first();
+        return o.getName().length();
+    }
+
     /** Parses against the registered default options. */
     public int parseDefaults(String[] args) {
         Options options = new Options();

@@ -13,7 +13,6 @@ import java.util.List;
 import org.junit.runner.Description;
 import org.junit.runner.JUnitCore;
 import org.junit.runner.Request;
-import org.junit.runner.Result;
 import org.junit.runner.notification.Failure;
 import org.junit.runner.notification.RunListener;
 
@@ -25,7 +24,8 @@ import org.junit.runner.notification.RunListener;
  *
  * <p>Usage: OrderRunner TESTS_FILE [-o OUT.jsonl]; TESTS_FILE has one {@code ClassName.method} per
  * line (fully qualified class name; blank lines and lines starting with # ignored). Without -o
- * the results go to stdout, and the tests' own output to stderr.
+ * the results go to stdout, and the tests' own output to stderr. {@link BatchRunner} runs many
+ * schedules in one JVM with {@link #runOne}.
  */
 public final class OrderRunner {
     public static void main(String[] args) throws Exception {
@@ -48,55 +48,55 @@ public final class OrderRunner {
         System.setOut(System.err);
         PrintWriter w = out == null ? new PrintWriter(new OutputStreamWriter(stdout, StandardCharsets.UTF_8))
                 : new PrintWriter(new OutputStreamWriter(new FileOutputStream(out), StandardCharsets.UTF_8));
-        int failed = 0;
         for (String id : ids) {
-            int dot = id.lastIndexOf('.');
-            String json;
-            if (dot <= 0) {
-                json = record(id, "fail", "paf.BadTestId", null, -1);
-            } else {
-                String cn = id.substring(0, dot), mn = id.substring(dot + 1);
-                Class<?> c;
-                try {
-                    c = Class.forName(cn, false, OrderRunner.class.getClassLoader());
-                    final Throwable[] fail = {null};
-                    final boolean[] ran = {false};
-                    JUnitCore core = new JUnitCore();
-                    core.addListener(new RunListener() {
-                        @Override
-                        public void testStarted(Description d) {
-                            if (mn.equals(d.getMethodName())) ran[0] = true;
-                        }
-
-                        @Override
-                        public void testFailure(Failure f) {
-                            if (fail[0] == null) fail[0] = f.getException();
-                        }
-                    });
-                    Result r = core.run(Request.method(c, mn));
-                    if (!ran[0]) json = record(id, "fail", "paf.NoSuchTest", null, -1);
-                    else if (fail[0] == null) json = record(id, "pass", null, null, -1);
-                    else {
-                        Throwable t = fail[0];
-                        StackTraceElement[] st = t.getStackTrace();
-                        json = record(id, "fail", t.getClass().getName(), st.length > 0 ? st[0].getClassName() : null,
-                                st.length > 0 ? st[0].getLineNumber() : -1);
-                    }
-                } catch (Throwable t) {
-                    json = record(id, "fail", t.getClass().getName(), null, -1);
-                }
-            }
-            if (json.contains("\"fail\"")) failed++;
-            w.println(json);
+            w.println(runOne(id, OrderRunner.class.getClassLoader(), null));
             w.flush();
         }
         w.close();
         System.exit(0);
     }
 
-    static String record(String id, String outcome, String exc, String cls, int line) {
-        return "{\"test\":" + Supervisor.q(id) + ",\"outcome\":\"" + outcome + "\",\"exception\":"
-                + (exc == null ? "null" : Supervisor.q(exc)) + ",\"class\":" + (cls == null ? "null" : Supervisor.q(cls))
+    /**
+     * Runs test {@code id} ({@code ClassName.method}), its class loaded by {@code loader}, and
+     * returns its result record; {@code schedule}, when not null, is added as the record's
+     * "schedule" (the batch protocol).
+     */
+    static String runOne(String id, ClassLoader loader, Integer schedule) {
+        int dot = id.lastIndexOf('.');
+        if (dot <= 0) return record(schedule, id, "fail", "paf.BadTestId", null, -1);
+        String cn = id.substring(0, dot), mn = id.substring(dot + 1);
+        try {
+            Class<?> c = Class.forName(cn, false, loader);
+            final Throwable[] fail = {null};
+            final boolean[] ran = {false};
+            JUnitCore core = new JUnitCore();
+            core.addListener(new RunListener() {
+                @Override
+                public void testStarted(Description d) {
+                    if (mn.equals(d.getMethodName())) ran[0] = true;
+                }
+
+                @Override
+                public void testFailure(Failure f) {
+                    if (fail[0] == null) fail[0] = f.getException();
+                }
+            });
+            core.run(Request.method(c, mn));
+            if (!ran[0]) return record(schedule, id, "fail", "paf.NoSuchTest", null, -1);
+            if (fail[0] == null) return record(schedule, id, "pass", null, null, -1);
+            Throwable t = fail[0];
+            StackTraceElement[] st = t.getStackTrace();
+            return record(schedule, id, "fail", t.getClass().getName(), st.length > 0 ? st[0].getClassName() : null,
+                    st.length > 0 ? st[0].getLineNumber() : -1);
+        } catch (Throwable t) {
+            return record(schedule, id, "fail", t.getClass().getName(), null, -1);
+        }
+    }
+
+    static String record(Integer schedule, String id, String outcome, String exc, String cls, int line) {
+        return "{" + (schedule == null ? "" : "\"schedule\":" + schedule + ",") + "\"test\":" + Supervisor.q(id)
+                + ",\"outcome\":\"" + outcome + "\",\"exception\":" + (exc == null ? "null" : Supervisor.q(exc))
+                + ",\"class\":" + (cls == null ? "null" : Supervisor.q(cls))
                 + ",\"line\":" + (line < 0 ? "null" : Integer.toString(line)) + "}";
     }
 }

@@ -28,7 +28,7 @@ import java.util.zip.GZIPOutputStream;
  * holds every other test.
  */
 public final class Supervisor {
-    static String cp, include, exclude = "", tests, out, sourcepath = "", subject, java, failClass;
+    static String cp, include, exclude = "", tests, out, sourcepath = "", subject, java, failClass, shard;
     static int timeout = 60;
     static long cap = 0;
     static boolean gzip, keepWork, quiet;
@@ -38,7 +38,7 @@ public final class Supervisor {
         System.err.println("paf trace java: " + msg);
         System.err.println("usage: trace.sh --classpath CP --include PKG[,PKG...] --tests CLASS[,CLASS...] -o BUNDLE\n"
                 + "                [--exclude PKG[,PKG...]] [--timeout SECS] [--sourcepath DIRS] [--gzip]\n"
-                + "                [--max-events N] [--subject TEXT] [--java PATH] [--jvm-arg ARG]... [--keep-work]");
+                + "                [--max-events N] [--subject TEXT] [--java PATH] [--jvm-arg ARG]... [--keep-work] [--shard i/N]");
         System.exit(2);
     }
 
@@ -61,6 +61,7 @@ public final class Supervisor {
                 case "--java": java = a[++i]; break;
                 case "--jvm-arg": jvmArgs.add(a[++i]); break;
                 case "--fail-class": failClass = a[++i]; break;
+                case "--shard": shard = a[++i]; break;
                 case "--gzip": gzip = true; break;
                 case "--keep-work": keepWork = true; break;
                 case "--quiet": quiet = true; break;
@@ -90,8 +91,9 @@ public final class Supervisor {
             // repeated implicit exceptions must keep their stack traces (the crash site)
             cmd.add("-XX:-OmitStackTraceInFastThrow");
             cmd.addAll(jvmArgs);
+            // Class#method (paf trace java --isolate) names the class to the agent.
             String agentOpts = "work=" + work.getAbsolutePath() + ";part=" + part + ";include=" + include + ";exclude=" + exclude
-                    + ";tests=" + tests + ";src=" + sourcepath + (cap > 0 ? ";cap=" + cap : "")
+                    + ";tests=" + tests.replaceAll("#[^,]*", "") + ";src=" + sourcepath + (cap > 0 ? ";cap=" + cap : "")
                     + (failClass != null ? ";fail=" + failClass : "");
             cmd.add("-javaagent:" + new File(jarDir, "paf-agent.jar").getAbsolutePath() + "=" + agentOpts);
             cmd.add("-cp");
@@ -102,6 +104,10 @@ public final class Supervisor {
             cmd.add(tests);
             cmd.add("--skip");
             cmd.add(skipFile.getAbsolutePath());
+            if (shard != null) {
+                cmd.add("--shard");
+                cmd.add(shard);
+            }
             if (part == 0 && !quiet) System.err.println("paf trace: " + String.join(" ", cmd));
             Worker w = new Worker(cmd);
             w.run(timeout);

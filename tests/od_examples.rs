@@ -197,9 +197,6 @@ fn a_victim_failing_in_the_default_order_is_an_order_caused_failure() {
 
 #[test]
 fn pradet_datasource_both_tests_need_test_set_field() {
-    const SET: &str = "DataSourceTest.testSetField";
-    const CLONE: &str = "DataSourceTest.testSetCloneString";
-    const TO_STRING: &str = "DataSourceTest.testToString";
     for (algo, k) in [
         ("reverse", "2"),
         ("isolate", "2"),
@@ -395,4 +392,188 @@ fn random_finds_the_cli_masked_failures() {
     // Same seed, same report.
     let again = detect("cli-masked", &["--algo", "random", "--seed", "0"]);
     assert_eq!(r["verdicts"], again["verdicts"]);
+}
+
+/// The edges of a report: (dependent, kind, on, witness, baseline), all confirmed.
+type EdgeRow = (String, String, Vec<String>, Vec<String>, Vec<String>);
+
+fn edges(report: &Value) -> Vec<EdgeRow> {
+    report["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            assert_eq!(e["confirmed"], true, "{e}");
+            (
+                e["dependent"].as_str().unwrap().to_string(),
+                e["kind"].as_str().unwrap().to_string(),
+                strings(&e["on"]),
+                strings(&e["witness"]),
+                strings(&e["baseline"]),
+            )
+        })
+        .collect()
+}
+
+fn edge(dependent: &str, kind: &str, on: &[&str], witness: &[&str], baseline: &[&str]) -> EdgeRow {
+    let v = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    (
+        dependent.to_string(),
+        kind.to_string(),
+        v(on),
+        v(witness),
+        v(baseline),
+    )
+}
+
+const SET: &str = "DataSourceTest.testSetField";
+const CLONE: &str = "DataSourceTest.testSetCloneString";
+const TO_STRING: &str = "DataSourceTest.testToString";
+
+#[test]
+fn pradet_figure_2_gives_three_dependencies() {
+    // PRADET's Figure 2 reports three manifest dependencies: testSetCloneString and
+    // testToString each need testSetField first, and testToString before testSetCloneString
+    // makes it fail (the footnote's order testSetField, testToString, testSetCloneString).
+    // Every algorithm that runs that order gives all three edges, each confirmed.
+    let three = vec![
+        edge(CLONE, "state-setter", &[SET], &[SET, CLONE], &[CLONE]),
+        edge(
+            CLONE,
+            "polluter",
+            &[TO_STRING],
+            &[SET, TO_STRING, CLONE],
+            &[SET, CLONE],
+        ),
+        edge(
+            TO_STRING,
+            "state-setter",
+            &[SET],
+            &[SET, TO_STRING],
+            &[TO_STRING],
+        ),
+    ];
+    for (algo, k) in [
+        ("exhaustive", "3"),
+        ("dep-aware", "3"),
+        ("dep-aware-lastwriter", "3"),
+        ("tuscan", "2"),
+    ] {
+        let r = detect("pradet-datasource", &["--algo", algo, "--k", k, "-j", "2"]);
+        assert_eq!(edges(&r), three, "{algo}");
+        assert_eq!(r["summary"]["dependencies"], 3);
+        let d = &r["dependencies"][1];
+        assert_eq!(d["witness_outcome"]["exception"], "AssertionError");
+        // The polluter edge's baseline is the passing order.
+        assert_eq!(d["baseline_outcome"]["outcome"], "pass");
+        assert_eq!(d["one_minimal"], true);
+        // Witness and baseline each re-run three times.
+        let c = d["confirmation"].as_array().unwrap();
+        assert_eq!(c.len(), 2);
+        assert!(
+            c.iter()
+                .all(|c| c["agreed"] == true && c["observed"].as_array().unwrap().len() == 3)
+        );
+        // The verdicts stay a summary of the edges.
+        let v = verdict(&r, CLONE).unwrap();
+        assert_eq!(v["verdict"], "brittle");
+        assert_eq!(strings(&v["state_setters"]), vec![SET]);
+        assert_eq!(strings(&v["polluters"]), vec![TO_STRING]);
+    }
+    // Pairs never put testToString between testSetField and testSetCloneString: two edges.
+    let r = detect("pradet-datasource", &["--algo", "pairwise"]);
+    assert_eq!(edges(&r), vec![three[0].clone(), three[2].clone()]);
+}
+
+#[test]
+fn triage_runs_the_failing_tests_and_the_maybe_masked_ones_alone() {
+    // cli-masked, default order all passing: testPrintUsage and testArgName read argName,
+    // which testCreate (before them) wrote; testClone reads nothing. Two runs alone, two
+    // masked failures, each needing testCreate.
+    let r = detect("cli-masked", &["--algo", "triage"]);
+    assert_eq!(r["algorithms"][0]["schedules"], 2);
+    let create = "OptionBuilderTest.testCreate";
+    assert_eq!(
+        edges(&r),
+        vec![
+            edge(
+                "HelpFormatterTest.testPrintUsage",
+                "state-setter",
+                &[create],
+                &[create, "HelpFormatterTest.testPrintUsage"],
+                &["HelpFormatterTest.testPrintUsage"]
+            ),
+            edge(
+                "OptionsTest.testArgName",
+                "state-setter",
+                &[create],
+                &[create, "OptionsTest.testArgName"],
+                &["OptionsTest.testArgName"]
+            ),
+        ]
+    );
+    assert_eq!(r["summary"]["masked_failures"], 2);
+    // The algorithms section's figure in the order Test3 Test1 Test2 Test4: Test2 fails; Test1
+    // and Test4 read the x Test3 wrote. Three runs alone; Test2 passes alone: an order-caused
+    // failure, its polluters found by delta debugging over Test3 and Test1.
+    let dir = tempfile::tempdir().unwrap();
+    let list = dir.path().join("tests.txt");
+    std::fs::write(&list, "Test3\nTest1\nTest2\nTest4\n").unwrap();
+    let r = detect_with(
+        "dtdetector-example",
+        Some(&list),
+        &["--algo", "triage"],
+        &[],
+    );
+    assert_eq!(r["algorithms"][0]["schedules"], 3);
+    assert_eq!(
+        edges(&r),
+        vec![edge(
+            "Test2",
+            "polluter",
+            &["Test3", "Test1"],
+            &["Test3", "Test1", "Test2"],
+            &["Test2"]
+        )]
+    );
+    assert_eq!(verdict(&r, "Test2").unwrap()["order_caused_failure"], true);
+}
+
+#[test]
+fn tuscan_covers_every_pair_in_about_n_orders() {
+    // n (even) or n + 1 (odd) orders against pairwise's n (n - 1), and the same findings on
+    // the pair-dependent examples.
+    for (example, n, tuscan, pairwise, found) in [
+        ("cli-masked", 4, 4, 12, 2),
+        ("pradet-datasource", 3, 4, 6, 2),
+        ("pradet-joint", 3, 4, 6, 1),
+        ("self-dependent", 2, 2, 2, 0),
+    ] {
+        let t = detect(example, &["--algo", "tuscan"]);
+        let p = detect(example, &["--algo", "pairwise"]);
+        assert_eq!(t["algorithms"][0]["schedules"], tuscan, "{example}");
+        assert_eq!(p["algorithms"][0]["schedules"], pairwise, "{example}");
+        assert_eq!(t["tests"].as_array().unwrap().len(), n);
+        assert_eq!(tested(&t).len(), found, "{example}");
+        assert_eq!(tested(&t), tested(&p), "{example}");
+    }
+    // Test2 of the algorithms section's figure needs Test3 then Test1 with no Test4 after
+    // Test3: no row of the square of four has that (the rows are 1 2 4 3, 2 3 1 4, 3 4 2 1,
+    // 4 1 3 2), as no pair does.
+    let r = detect("dtdetector-example", &["--algo", "tuscan"]);
+    assert!(tested(&r).is_empty(), "{r}");
+}
+
+#[test]
+fn batched_schedules_find_the_same_dependencies() {
+    // --batch 4: the example runner runs up to four schedules per process, each with a state
+    // directory of its own; the edges are confirmed one schedule per process.
+    let one = detect("pradet-datasource", &["--algo", "exhaustive", "--k", "3"]);
+    let four = detect(
+        "pradet-datasource",
+        &["--algo", "exhaustive", "--k", "3", "--batch", "4"],
+    );
+    assert_eq!(one["dependencies"], four["dependencies"]);
+    assert_eq!(four["settings"]["batch"], 4);
+    assert_eq!(tested(&one), tested(&four));
 }

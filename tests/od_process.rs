@@ -392,3 +392,52 @@ fn no_progress_bar_when_stderr_is_not_a_terminal() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(text(&out.stderr), "");
 }
+
+#[test]
+fn a_surefire_rerun_mark_makes_a_test_non_deterministic() {
+    // A runner writing JUnit XML the way Surefire does with rerunFailingTestsCount: T.flaky
+    // failed, was re-run and passed (a flakyFailure under a passing testcase). That is
+    // evidence of non-determinism, not a plain pass.
+    let dir = tempfile::tempdir().unwrap();
+    let runner = dir.path().join("surefire.sh");
+    std::fs::write(
+        &runner,
+        r#"#!/bin/sh
+{ echo '<testsuite name="s">'
+  while read -r id; do
+    cls="${id%.*}"; name="${id##*.}"
+    if [ "$name" = flaky ]; then
+      echo "<testcase classname=\"$cls\" name=\"$name\"><flakyFailure type=\"java.lang.AssertionError\">at T.flaky(T.java:3)</flakyFailure></testcase>"
+    else
+      echo "<testcase classname=\"$cls\" name=\"$name\"/>"
+    fi
+  done < "$1"
+  echo '</testsuite>'; } > "$3"
+"#,
+    )
+    .unwrap();
+    let tests = dir.path().join("tests.txt");
+    std::fs::write(&tests, "T.steady\nT.flaky\n").unwrap();
+    let out = paf(
+        &[
+            "od",
+            "detect",
+            "--runner",
+            &format!("sh {}", runner.display()),
+            "--tests",
+            tests.to_str().unwrap(),
+            "--algo",
+            "isolate",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    let r = json(&out);
+    assert_eq!(r["verdicts"].as_array().unwrap().len(), 1, "{r}");
+    let v = &r["verdicts"][0];
+    assert_eq!(v["test"], "T.flaky");
+    assert_eq!(v["verdict"], "non-deterministic");
+    assert!(v["note"].as_str().unwrap().contains("flakyFailure"));
+    assert_eq!(r["summary"]["non_deterministic"], 1);
+}

@@ -153,3 +153,27 @@ fn an_unlisted_polluter_is_a_problem_at_its_line() {
         )],
     );
 }
+
+#[test]
+fn an_edge_with_an_unlisted_test_or_a_wrong_last_test_is_a_problem_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = detected(dir.path());
+    // The one edge: Test2 must not run after Test3 and Test1.
+    assert_eq!(r["dependencies"][0]["kind"], "polluter");
+    r["dependencies"][0]["on"][0] = "Test9".into();
+    r["dependencies"][0]["baseline"] = serde_json::json!(["Test2", "Test3"]);
+    let (path, json) = write(dir.path(), "edge.json", &r);
+    let p = path.display();
+    let expected = [
+        format!(
+            "error: {p}:{}: dependency of \"Test2\": \"Test9\" in its on is not in the report's test list; expected only ids from \"tests\"",
+            line(&json, "\"on\": [") + 1
+        ),
+        format!(
+            "error: {p}:{}: dependency of \"Test2\": its baseline does not end with the test; expected an order whose last test is \"Test2\"",
+            line(&json, "\"baseline\": [")
+        ),
+    ];
+    let out = paf(&["od", "replay", path.to_str().unwrap(), "Test2"]);
+    refused(&out, &expected);
+}

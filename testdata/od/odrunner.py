@@ -2,6 +2,7 @@
 """A tiny test runner for the order-dependence examples (docs/order-dependence.md).
 
 Usage: odrunner.py SUITE TESTS_FILE [-o RESULTS]
+       odrunner.py SUITE --batch SCHEDULES -o RESULTS
 
 SUITE is a Python file whose "tests" are functions registered with @test("Class.method").
 Each test gets a State whose values are files in a per-schedule state directory
@@ -10,6 +11,11 @@ so state survives from one test to the next in one run and never from one run to
 the analogue of static fields in one JVM. The runner runs the listed ids in order and writes
 one JSON line per test: {"test", "outcome", "exception", "class", "line"}, the exception's
 type and the suite function and line it was raised at.
+
+With --batch (paf od detect --batch N), SCHEDULES holds several schedules, one test id per
+line, separated by blank lines; each runs with a state directory of its own (a subdirectory of
+$PAF_OD_SCRATCH), as the Java runner gives each a class loader of its own, and each result line
+carries "schedule": K, the schedule's 0-based number.
 """
 import json
 import os
@@ -85,6 +91,43 @@ def test(test_id):
     return register
 
 
+def run_test(tid, state, suite):
+    """One test's result record."""
+    record = {"test": tid, "outcome": "pass", "exception": None, "class": None, "line": None}
+    fn = TESTS.get(tid)
+    if fn is None:
+        record.update(outcome="fail", exception="NoSuchTest")
+        return record
+    try:
+        fn(state)
+    except Exception as e:
+        frames = [fr for fr in traceback.extract_tb(e.__traceback__) if fr.filename == suite]
+        where = frames[-1] if frames else None
+        record.update(
+            outcome="fail",
+            exception=type(e).__name__,
+            **{"class": where.name if where else None, "line": where.lineno if where else None},
+        )
+    return record
+
+
+def read_schedules(path, batch):
+    """The schedules of a tests file: one, or (batch) blocks separated by blank lines."""
+    schedules, current = [], []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                if batch and current:
+                    schedules.append(current)
+                    current = []
+            elif not line.startswith("#"):
+                current.append(line)
+    if current or not batch:
+        schedules.append(current)
+    return schedules
+
+
 def main(argv):
     args = argv[1:]
     out = None
@@ -92,8 +135,11 @@ def main(argv):
         i = args.index("-o")
         out = args[i + 1]
         del args[i : i + 2]
+    batch = "--batch" in args
+    if batch:
+        args.remove("--batch")
     if len(args) != 2:
-        sys.stderr.write("usage: odrunner.py SUITE TESTS_FILE [-o RESULTS]\n")
+        sys.stderr.write("usage: odrunner.py SUITE TESTS_FILE [-o RESULTS] | SUITE --batch SCHEDULES -o RESULTS\n")
         return 2
     suite, tests_file = args
     module = {"__name__": "suite", "__file__": suite}
@@ -101,33 +147,23 @@ def main(argv):
         module[name] = globals()[name]
     with open(suite) as f:
         exec(compile(f.read(), suite, "exec"), module)
-    with open(tests_file) as f:
-        ids = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+    schedules = read_schedules(tests_file, batch)
     scratch = os.environ.get("PAF_OD_SCRATCH")
     own = None
     if not scratch:
         own = scratch = tempfile.mkdtemp(prefix="odrunner-")
-    state = State(scratch)
     sink = open(out, "w") if out else sys.stdout
     try:
-        for tid in ids:
-            record = {"test": tid, "outcome": "pass", "exception": None, "class": None, "line": None}
-            fn = TESTS.get(tid)
-            if fn is None:
-                record.update(outcome="fail", exception="NoSuchTest")
-            else:
-                try:
-                    fn(state)
-                except Exception as e:
-                    frames = [fr for fr in traceback.extract_tb(e.__traceback__) if fr.filename == suite]
-                    where = frames[-1] if frames else None
-                    record.update(
-                        outcome="fail",
-                        exception=type(e).__name__,
-                        **{"class": where.name if where else None, "line": where.lineno if where else None},
-                    )
-            sink.write(json.dumps(record) + "\n")
-            sink.flush()
+        for k, ids in enumerate(schedules):
+            directory = os.path.join(scratch, str(k)) if batch else scratch
+            os.makedirs(directory, exist_ok=True)
+            state = State(directory)
+            for tid in ids:
+                record = run_test(tid, state, suite)
+                if batch:
+                    record = {"schedule": k, **record}
+                sink.write(json.dumps(record) + "\n")
+                sink.flush()
     finally:
         if out:
             sink.close()

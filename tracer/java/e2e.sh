@@ -75,5 +75,30 @@ RUNNER="$(printf '%q ' "$HERE/run-order.sh" --classpath "$OUT/classes/static-sta
   --timeout 2m --no-progress -o "$OD" > "$OUT/static-state.od.txt"
 "$PAF" rank "$OUT/static-state" --exclude-od "$OD" --format json > "$OUT/static-state.rank-od.json"
 python3 "$HERE/od_check.py" "$OD" "$OUT/static-state.rank-od.json"
+# The default given a bundle: triage, with the schedules batched in one JVM (a class loader
+# each) and every edge confirmed in fresh JVMs: the same edges.
+ODT="$OUT/static-state.triage.json"
+rm -f "$ODT" "$ODT.runs.jsonl"
+"$PAF" od detect --runner "$RUNNER" --bundle "$OUT/static-state" --batch 8 --timeout 2m --no-progress -o "$ODT" > /dev/null
+python3 "$HERE/od_check.py" --same-edges "$OD" "$ODT"
+# The masked failure joins the ranking by its isolated trace (paf trace java --isolate).
+"$PAF" trace java --quiet --classpath "$OUT/classes/static-state" --include org.cli \
+  --tests RegressionTest0,ErrorTest0 --sourcepath "$TD/static-state/src" -o "$OUT/static-state" --isolate RegressionTest0.test4
+"$PAF" rank "$OUT/static-state" --od "$ODT" --format json > "$OUT/static-state.rank-masked.json"
+python3 "$HERE/od_check.py" --masked "$OUT/static-state.rank-masked.json"
+"$PAF" rank "$TD/static-state/bundle" --od "$TD/static-state/od.json" --format json > "$OUT/static-state.committed.rank-masked.json"
+cmp "$OUT/static-state.rank-masked.json" "$OUT/static-state.committed.rank-masked.json" \
+  && echo "ok: the committed bundle testdata/java/static-state/bundle with its od.json ranks the same"
+
+echo "== sharded trace (paf trace java --shard i/2, paf trace merge) of motivating"
+for i in 1 2; do
+  "$PAF" trace java --quiet --classpath "$OUT/classes/motivating" --include org.example \
+    --tests org.example.ProjectEntryTest --sourcepath "$TD/motivating/src" --shard "$i/2" -o "$OUT/motivating.shard$i"
+done
+rm -rf "$OUT/motivating.merged"
+"$PAF" trace merge "$OUT/motivating.shard1" "$OUT/motivating.shard2" -o "$OUT/motivating.merged"
+"$PAF" rank "$OUT/motivating.merged" --format json > "$OUT/motivating.merged.rank.json"
+cmp "$OUT/motivating.rank.json" "$OUT/motivating.merged.rank.json" \
+  && echo "ok: the two shards merged rank as the unsharded trace"
 
 echo "e2e.sh: all checks passed; bundles in $OUT"

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Checks every shipped bundle in traces/ and the Java-traced testdata/java/motivating/bundle
-(or the directories given) against
-docs/trace-format.schema.json, so the schema and the reader cannot drift apart."""
+"""Checks every shipped bundle in traces/ and the Java-traced bundles of testdata/java (or the
+directories given) against docs/trace-format.schema.json, and order-dependence reports
+(testdata/java/static-state/od.json, or the files given after --od) against
+docs/od-report.schema.json, so the schemas and the readers cannot drift apart.
+
+Usage: check-schema.py [BUNDLE...] [--od REPORT...]"""
 import gzip
 import json
 import os
@@ -11,8 +14,9 @@ import jsonschema
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 schema = json.load(open(os.path.join(ROOT, "docs", "trace-format.schema.json")))
+od_schema = json.load(open(os.path.join(ROOT, "docs", "od-report.schema.json")))
 defs = {"manifest.json": "manifest", "statements.jsonl": "statement",
-        "static-duas.jsonl": "staticDua", "tests.jsonl": "testRecord"}
+        "static-duas.jsonl": "staticDua", "tests.jsonl": "testRecord", "isolated.jsonl": "testRecord"}
 
 
 def validator(name):
@@ -30,9 +34,14 @@ def lines(path):
                 yield n, json.loads(line)
 
 
-dirs = sys.argv[1:] or [os.path.join(ROOT, "traces", d) for d in sorted(os.listdir(os.path.join(ROOT, "traces")))
+args = sys.argv[1:]
+reports = [os.path.join(ROOT, "testdata", "java", "static-state", "od.json")]
+if "--od" in args:
+    reports = args[args.index("--od") + 1:]
+    args = args[:args.index("--od")]
+dirs = args or [os.path.join(ROOT, "traces", d) for d in sorted(os.listdir(os.path.join(ROOT, "traces")))
                         if os.path.isfile(os.path.join(ROOT, "traces", d, "manifest.json"))] \
-    + [os.path.join(ROOT, "testdata", "java", d, "bundle") for d in ("motivating", "library")] \
+    + [os.path.join(ROOT, "testdata", "java", d, "bundle") for d in ("motivating", "library", "static-state")] \
     + [os.path.join(ROOT, "testdata", "eval", "baselines")]
 errors = 0
 for d in dirs:
@@ -47,4 +56,11 @@ for d in dirs:
                     errors += 1
                     print(f"{os.path.relpath(path, ROOT)}:{n}: {e.message}")
     print(f"{os.path.relpath(d, ROOT)}: checked")
+od_validator = jsonschema.Draft202012Validator(od_schema)
+for path in reports:
+    for e in od_validator.iter_errors(json.load(open(path))):
+        errors += 1
+        where = "/".join(str(p) for p in e.absolute_path)
+        print(f"{os.path.relpath(path, ROOT)}: {where}: {e.message}")
+    print(f"{os.path.relpath(path, ROOT)}: checked against docs/od-report.schema.json")
 sys.exit(1 if errors else 0)

@@ -119,3 +119,37 @@ fn bad_input_is_exit_2_with_file_and_line() {
     assert_eq!(code, 2);
     assert!(err.contains("tests.txt:3: duplicate test id"), "{err}");
 }
+
+#[test]
+fn tuscan_rows_of_four_and_triage_from_a_bundle() {
+    // The square of four, 0 1 3 2 shifted by 0..4, on Test1..Test4.
+    let (code, stdout, stderr) = plan(&[
+        "--tests",
+        &format!("{EX}/tests.txt"),
+        "--algo",
+        "tuscan",
+        "--format",
+        "text",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout,
+        "# tuscan: 4 schedules\nTest1 Test2 Test4 Test3\nTest2 Test3 Test1 Test4\nTest3 Test4 Test2 Test1\nTest4 Test1 Test3 Test2\n"
+    );
+    // Triage is the default with a bundle, planned from its outcomes: the static-state
+    // example's failing ErrorTest0.test1 and test2 alone, then the one passing test that read
+    // state an earlier test wrote: RegressionTest0.test4 reads Defaults.first, which test3
+    // wrote (test2 and test3 read nothing an earlier test wrote; the standard streams do not
+    // count).
+    let (code, stdout, stderr) = plan(&[
+        "--bundle",
+        "testdata/java/static-state/bundle",
+        "--format",
+        "text",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout,
+        "# triage: 3 schedules\nErrorTest0.test1\nErrorTest0.test2\nRegressionTest0.test4\n"
+    );
+}

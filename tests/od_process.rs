@@ -441,3 +441,35 @@ fn a_surefire_rerun_mark_makes_a_test_non_deterministic() {
     assert!(v["note"].as_str().unwrap().contains("flakyFailure"));
     assert_eq!(r["summary"]["non_deterministic"], 1);
 }
+
+#[test]
+fn a_batch_that_dies_costs_only_the_schedule_it_was_running() {
+    // With --batch, the isolate schedules (and the reversed order) go to one runner process;
+    // testCrash's os._exit(3) kills it in the middle. The schedule it was running is run again
+    // in a process of its own, the rest in a new batch: the report is the one of a fresh process
+    // per schedule.
+    let dir = tempfile::tempdir().unwrap();
+    let list = ["Proc.testPass", "Proc.testCrash", "Proc.testAfter"];
+    let run = |batch: &str| {
+        json(&detect(
+            dir.path(),
+            &list,
+            &[
+                "--algo",
+                "reverse,isolate",
+                "--format",
+                "json",
+                "-j",
+                "1",
+                "--batch",
+                batch,
+            ],
+            &[],
+        ))
+    };
+    let (one, eight) = (run("1"), run("8"));
+    assert_eq!(problems(&eight), problems(&one));
+    assert_eq!(eight["verdicts"], one["verdicts"]);
+    assert_eq!(eight["algorithms"], one["algorithms"]);
+    assert_eq!(problems(&one).len(), 3, "{one}");
+}

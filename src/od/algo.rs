@@ -15,6 +15,10 @@ use super::{Access, Schedule, Test};
 /// Refuse to enumerate more permutations than this (for k-bounded algorithms on big suites).
 pub const MAX_PERMUTATIONS: u128 = 20_000_000;
 
+/// Refuse Tuscan squares with more test runs than this: n orders of n tests each, every
+/// result kept (about 4,500 tests).
+pub const MAX_TUSCAN_RUNS: u128 = 20_000_000;
+
 /// A detection algorithm, as named on the command line (`--algo`).
 ///
 /// The variants' doc comments are for readers of the code: `help = None` keeps them out of
@@ -118,14 +122,26 @@ impl Default for Params {
 
 /// Too many schedules to enumerate.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "{algo} with k = {k} over {n} tests enumerates {count} permutations (at most {MAX_PERMUTATIONS}); use a smaller --k or a dependence-aware algorithm"
-)]
+#[error("{}", too_many(self))]
 pub struct TooMany {
     pub algo: Algo,
     pub n: usize,
     pub k: usize,
     pub count: u128,
+}
+
+fn too_many(t: &TooMany) -> String {
+    if t.algo == Algo::Tuscan {
+        format!(
+            "tuscan over {} tests runs {} tests in all (at most {MAX_TUSCAN_RUNS}); use triage, isolate or a dependence-aware algorithm, or a smaller test list",
+            t.n, t.count
+        )
+    } else {
+        format!(
+            "{} with k = {} over {} tests enumerates {} permutations (at most {MAX_PERMUTATIONS}); use a smaller --k or a dependence-aware algorithm",
+            t.algo, t.k, t.n, t.count
+        )
+    }
 }
 
 /// The schedules of a non-adaptive algorithm (`pradet` is planned by [`super::pradet`]);
@@ -146,6 +162,15 @@ pub fn schedules(
             Ok(())
         }
     };
+    let square = (n as u128) * ((n + n % 2) as u128);
+    if algo == Algo::Tuscan && square > MAX_TUSCAN_RUNS {
+        return Err(TooMany {
+            algo,
+            n,
+            k: n,
+            count: square,
+        });
+    }
     Ok(match algo {
         Algo::Reverse => vec![reverse(n)],
         Algo::Random => random(ids, params.trials, params.seed),
@@ -626,6 +651,28 @@ mod tests {
         };
         let err = schedules(Algo::Exhaustive, &ids, &a, p, &[false; 4]).unwrap_err();
         assert_eq!(err.count, 400 * 399 * 398);
+    }
+
+    #[test]
+    fn too_big_tuscan_squares_are_refused() {
+        // 4,473 tests (odd): 4,474 orders of 4,473 tests = 20,012,202 runs, over the cap;
+        // 4,472 * 4,472 = 19,998,784 would pass.
+        let n = 4_473;
+        let ids: Vec<String> = (0..n).map(|i| format!("T{i}")).collect();
+        let err = schedules(
+            Algo::Tuscan,
+            &ids,
+            &Access::empty(n),
+            Params::default(),
+            &[],
+        )
+        .unwrap_err();
+        assert_eq!(err.count, 20_012_202);
+        assert!(
+            err.to_string()
+                .starts_with("tuscan over 4473 tests runs 20012202 tests")
+        );
+        const { assert!(4_472u128 * 4_472 <= MAX_TUSCAN_RUNS) };
     }
 
     #[test]

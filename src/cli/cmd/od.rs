@@ -400,15 +400,16 @@ fn load_suite(s: &SuiteArgs) -> Result<Suite, CliError> {
         (None, None) => None,
     };
     let failing = match &from_bundle {
-        Some(b) => ids
-            .iter()
-            .map(|id| {
-                b.ids
-                    .iter()
-                    .position(|x| x == id)
-                    .is_some_and(|i| b.failing[i])
-            })
-            .collect(),
+        Some(b) => {
+            let failed: std::collections::HashSet<&str> = b
+                .ids
+                .iter()
+                .zip(&b.failing)
+                .filter(|(_, f)| **f)
+                .map(|(id, _)| id.as_str())
+                .collect();
+            ids.iter().map(|id| failed.contains(id.as_str())).collect()
+        }
         None => vec![false; ids.len()],
     };
     Ok((ids, access, failing))

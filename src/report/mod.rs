@@ -267,7 +267,8 @@ pub fn build(
         .map(|(pos, &s)| flow_set(&r, analysis, &ranked.sets[s], &ranked.scores[s], pos + 1))
         .collect();
     let ids = &analysis.test_ids;
-    let mut tests: Vec<TestRank> = order::tests_in_order(&ranked.sets, &ranked.order)
+    let listed = order::tests_in_order(&ranked.sets, &ranked.order, ranked.test_order);
+    let mut tests: Vec<TestRank> = listed
         .into_iter()
         .enumerate()
         .map(|(i, (failure, pos))| TestRank {

@@ -9,7 +9,7 @@ use super::super::args::AnalysisArgs;
 use super::super::{CliError, exit, output};
 use crate::engine::{Jobs, Options};
 use crate::od;
-use crate::ranking::{self, exclude};
+use crate::ranking::{self, TestOrder, exclude};
 use crate::report::{self, dump, render, render::By};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +37,9 @@ pub struct RankArgs {
     /// Rows of the table and CSV: flow-sets or individual tests (JSON has both).
     #[arg(long, value_enum, default_value_t = By::FlowSet)]
     pub by: By,
+    /// How the individual-test ranking lists the tests of flow-sets.
+    #[arg(long, value_enum, default_value_t = TestOrder::Representatives)]
+    pub test_order: TestOrder,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     /// Write the output to FILE instead of standard output.
@@ -99,7 +102,8 @@ impl Rank {
             Some(Dump::Dataflow) => dump::dataflow(&bundle.tables, &analysis),
             Some(Dump::Duas) => dump::duas(&bundle.tables, &analysis),
             None => {
-                let ranked = ranking::rank(&analysis.failures, &analysis.duas, seed);
+                let mut ranked = ranking::rank(&analysis.failures, &analysis.duas, seed);
+                ranked.test_order = a.test_order;
                 let report = report::build(&bundle.tables, &analysis, &ranked, seed, excluded);
                 match a.format {
                     RankFormat::Table => render::table(&report, a.by),

@@ -34,6 +34,9 @@ pub enum Command {
     /// Measure PAF and the baselines against a ground truth: APFD, clustering F-measure,
     /// alarm precision and recall (or measure rankings and clusterings made elsewhere).
     Eval(cmd::eval::EvalArgs),
+    /// Rank the lines of a bundle by spectrum-based fault localization (Ochiai and DStar over
+    /// its failing and passing tests).
+    Localize(cmd::localize::LocalizeArgs),
     /// Write a synthetic bundle with planted faults and precondition violations, and its
     /// truth.csv (a workload for benchmarks and tests).
     Synth(cmd::synth::SynthArgs),

@@ -104,6 +104,7 @@ fn run(command: Command) -> Result<u8, CliError> {
         Command::Validate(a) => cmd::validate::run(a),
         Command::Od(a) => cmd::od::run(a),
         Command::Eval(a) => cmd::eval::run(a),
+        Command::Localize(a) => cmd::localize::run(a),
         Command::Synth(a) => cmd::synth::run(a),
         Command::Trace {
             command: cmd::trace::TraceCommand::Java(a),

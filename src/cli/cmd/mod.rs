@@ -4,6 +4,7 @@
 
 pub mod eval;
 pub mod explain;
+pub mod localize;
 pub mod od;
 pub mod rank;
 pub mod synth;

@@ -4,8 +4,10 @@
 
 pub mod eval;
 pub mod explain;
+pub mod install;
 pub mod od;
 pub mod rank;
+pub mod report;
 pub mod synth;
 pub mod trace;
 pub mod validate;

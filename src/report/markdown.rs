@@ -123,6 +123,78 @@ fn code(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::{Crash, Location, OriginReport, Summary};
+
+    fn flow_set(rank: usize) -> FlowSetReport {
+        let at = Location {
+            file: "A.java".into(),
+            path: None,
+            line: 3,
+            method: "A.m".into(),
+        };
+        FlowSetReport {
+            rank,
+            fingerprint: format!("A.m@A.java:{rank}"),
+            locality: "local",
+            likelihood: Some(0.0),
+            likelihood_ratio: Some("0/1".into()),
+            crash: Crash {
+                exception: "java.lang.NullPointerException".into(),
+                statement: at.clone(),
+                thrown_at: None,
+                kind: "deref".into(),
+                variables: vec!["x".into()],
+                origin: OriginReport {
+                    file: Some("A.java".into()),
+                    path: None,
+                    line: Some(2),
+                    method: Some("A.m".into()),
+                    untraced: false,
+                },
+                origins: Vec::new(),
+                mut_method: "A.m".into(),
+            },
+            theta: Vec::new(),
+            tests: vec![format!("T.t{rank}")],
+            representative: format!("T.t{rank}"),
+            local_tests: 1,
+            fallback: None,
+        }
+    }
+
+    /// 53 flow-sets: the table shows 50 and counts the 3 others.
+    #[test]
+    fn long_tables_are_cut_with_the_count_of_the_rest() {
+        let report = Report {
+            schema: crate::report::RANK_SCHEMA,
+            subject: Some("A | B".into()),
+            seed: 0,
+            summary: Summary {
+                tests: 53,
+                failing: 53,
+                passing: 0,
+                analyzed: 53,
+                unanalyzed: 0,
+                flow_sets: 53,
+                local_flow_sets: 53,
+                events: 100,
+                duas: 1,
+            },
+            flow_sets: (1..=53).map(flow_set).collect(),
+            tests: Vec::new(),
+            unanalyzed: Vec::new(),
+            excluded: Vec::new(),
+        };
+        let md = markdown(&report);
+        let rows = md
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| Rank"))
+            .count();
+        assert_eq!(rows, ROWS_SHOWN);
+        assert!(md.contains("\n+3 more (`paf rank --format json`"), "{md}");
+        assert!(md.starts_with("### paf: A \\| B\n"), "{md}");
+        assert!(md.contains("| 50 | local | 0.00 (0/1) | NullPointerException | `A.java:3` | `x` | `A.java:2` | T.t50 |"));
+    }
 
     #[test]
     fn cells_cannot_break_the_table() {

@@ -128,17 +128,19 @@ pub fn excluded(e: &Excluded) -> String {
     )
 }
 
-/// The flow-set table's columns. When the terminal is narrow, paths shrink (their cells wrap)
-/// and, if that is not enough, columns are left out: the tests first, then the variables, the
-/// origin and the exception; the rank, locality, likelihood and crash statement stay.
+/// The flow-set table's columns. When the terminal is narrow, the variables, tests and paths
+/// shrink (their cells wrap) and, if that is not enough, columns are left out: the tests first,
+/// then the variables, the exception and the origin (where the bad value came from, PAF's
+/// point, outlasts the exception's name); the rank, locality, likelihood and crash statement
+/// stay.
 const FLOW_SET_COLUMNS: [Column; 8] = [
     Column::fixed("Rank"),
     Column::fixed("Locality"),
     Column::fixed("Likelihood"),
-    Column::hides("Exception", 4),
+    Column::hides("Exception", 3),
     Column::shrinks("Crash at", 16, 5),
     Column::shrinks("Variables", 10, 2),
-    Column::shrinks("Origin", 16, 3),
+    Column::shrinks("Origin", 16, 4),
     Column::shrinks("Tests", 12, 1),
 ];
 

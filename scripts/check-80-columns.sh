@@ -25,8 +25,8 @@ run() {
   local c="screen$checked"
   tmux_ new-session -d -x 80 -y 150 -s "$c" \
     "env LANG=C.UTF-8 LC_ALL=C.UTF-8 $paf $*; echo '[done]'; sleep 600"
-  # The run takes well under a second; poll a generous while for the marker.
-  for _ in $(seq 1 300); do
+  # A release build takes well under a second; poll a generous while (2 minutes) for the marker.
+  for _ in $(seq 1 1200); do
     tmux_ capture-pane -p -t "$c" | grep -q '^\[done\]' && break
     sleep 0.1
   done

@@ -1,7 +1,7 @@
 // Opens a paf HTML report in headless Debian chromium (through playwright-core, no browser of its
 // own) and checks what a reader sees: every flow-set row renders, a row's dataflow is hidden until
-// the row is clicked and then shows its chain, the page asks for nothing over the network and logs
-// no error. Takes a screenshot of the window (1280x900) with the first flow-set open.
+// the row is clicked and then shows its chain, nothing is wider than the window, the page asks for
+// nothing over the network and logs no error. Takes a screenshot of the window (1280x900) with the first flow-set open.
 // Usage: node check-report.mjs REPORT.html EXPECTED_ROWS SCREENSHOT.png
 import { chromium } from 'playwright-core';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -46,6 +46,8 @@ try {
     const box = await rows.nth(i).boundingBox();
     check(box && box.height > 8 && box.width > 300, `row ${i + 1} is not drawn (${JSON.stringify(box)})`);
   }
+  const wide = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(await wide() <= 0, `the page is ${await wide()} px wider than the window`);
   const first = page.locator('#fs-1');
   const chain = first.locator('ol.chain > li');
   check(!(await chain.first().isVisible()), 'the first flow-set shows its chain before it is clicked');
@@ -55,6 +57,7 @@ try {
   check(steps >= 2, `the open flow-set shows ${steps} chain entries, expected the steps and the crash`);
   check(await chain.first().isVisible(), 'the chain is not visible after the click');
   check(await first.locator('li.crash').isVisible(), 'the crash use is not shown');
+  check(await wide() <= 0, `the open flow-set makes the page ${await wide()} px wider than the window`);
   const text = await first.locator('.body').innerText();
   check(/Crash variable/.test(text) && /Theta/.test(text), 'the open flow-set lacks its variables or theta');
   const code = await first.locator('pre.code').count();

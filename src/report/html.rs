@@ -13,6 +13,9 @@ use super::{FlowSetReport, Location, Step, ThetaEntry, VarReport};
 use crate::od::report::{OdReport, Res};
 use crate::words::{count, counted};
 
+/// The heading shows at most this much of the subject.
+const TITLE_CHARS: usize = 90;
+
 /// Covering tests listed per DUA before "+N more".
 const COVERING_SHOWN: usize = 10;
 
@@ -22,10 +25,10 @@ const STYLE: &str = r#"
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg);
        margin: 0 auto; max-width: 1200px; padding: 16px 24px 48px; }
-h1 { font-size: 22px; margin: 8px 0; } h2 { font-size: 18px; margin: 28px 0 8px; }
+h1 { font-size: 22px; margin: 8px 0; overflow-wrap: anywhere; } h2 { font-size: 18px; margin: 28px 0 8px; }
 h3 { font-size: 14px; margin: 14px 0 6px; }
 code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
-.muted { color: var(--muted); }
+.muted { color: var(--muted); } .subject { overflow-wrap: anywhere; }
 .grid { display: grid; grid-template-columns: 3.5em 6.5em 8.5em minmax(9em, 1.3fr) minmax(10em, 1.6fr) minmax(10em, 1.6fr) minmax(8em, 1.1fr);
         gap: 0 12px; align-items: baseline; padding: 6px 8px; }
 .head { font-weight: 600; border-bottom: 2px solid var(--line); }
@@ -47,6 +50,7 @@ pre.code i { display: inline-block; width: 4em; color: var(--muted); font-style:
 table.list { border-collapse: collapse; width: 100%; margin: 4px 0; }
 table.list th, table.list td { text-align: left; vertical-align: top; padding: 4px 8px; border-bottom: 1px solid var(--line); }
 table.list th { border-bottom: 2px solid var(--line); }
+table.list td, .body p, ol.chain code { overflow-wrap: anywhere; }
 .tools { margin: 8px 0; } .tools button { font: inherit; margin-right: 6px; }
 img.plot { max-width: 100%; border: 1px solid var(--line); }
 "#;
@@ -65,10 +69,14 @@ openTarget();
 /// The page as an HTML document, with a final newline.
 pub fn html(page: &Page) -> String {
     let report = &page.report;
-    let title = format!(
-        "paf: {}",
-        report.subject.as_deref().unwrap_or("ranked failures")
-    );
+    let subject = report.subject.as_deref().unwrap_or("ranked failures");
+    // A tracer may name every test class as the subject: the heading shows its start.
+    let title = if subject.chars().count() > TITLE_CHARS {
+        let start: String = subject.chars().take(TITLE_CHARS - 1).collect();
+        format!("paf: {start}…")
+    } else {
+        format!("paf: {subject}")
+    };
     let markup = html! {
         (DOCTYPE)
         html lang="en" {
@@ -82,6 +90,7 @@ pub fn html(page: &Page) -> String {
             body {
                 header {
                     h1 { (title) }
+                    @if title.ends_with('…') { p.muted.subject { "Subject: " (subject) } }
                     p #summary { (summary_line(report)) "." }
                     p.muted { (sources_note(page)) " Written by " (page.generator) "." }
                 }

@@ -8,7 +8,7 @@
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::page::{EvalSection, Page, Snippet};
-use super::render::{at, excluded, likelihood, origin, short_exception, summary_line};
+use super::render::{at, excluded, likelihood, origin, short_exception, summary_line, title};
 use super::{FlowSetReport, Location, Step, ThetaEntry, VarReport};
 use crate::od::report::{OdReport, Res};
 use crate::words::{count, counted};
@@ -70,13 +70,7 @@ openTarget();
 pub fn html(page: &Page) -> String {
     let report = &page.report;
     let subject = report.subject.as_deref().unwrap_or("ranked failures");
-    // A tracer may name every test class as the subject: the heading shows its start.
-    let title = if subject.chars().count() > TITLE_CHARS {
-        let start: String = subject.chars().take(TITLE_CHARS - 1).collect();
-        format!("paf: {start}…")
-    } else {
-        format!("paf: {subject}")
-    };
+    let (title, cut) = title(report, TITLE_CHARS);
     let markup = html! {
         (DOCTYPE)
         html lang="en" {
@@ -90,7 +84,7 @@ pub fn html(page: &Page) -> String {
             body {
                 header {
                     h1 { (title) }
-                    @if title.ends_with('…') { p.muted.subject { "Subject: " (subject) } }
+                    @if cut { p.muted.subject { "Subject: " (subject) } }
                     p #summary { (summary_line(report)) "." }
                     p.muted { (sources_note(page)) " Written by " (page.generator) "." }
                 }

@@ -104,7 +104,10 @@ fn chain_text(fs: &FlowSetReport) -> String {
             ));
         }
     }
-    out.push_str(&format!("tests: {}\n", crate::words::cut_list(&fs.tests, 10)));
+    out.push_str(&format!(
+        "tests: {}\n",
+        crate::words::cut_list(&fs.tests, 10)
+    ));
     out
 }
 

@@ -64,6 +64,8 @@ impl Column {
 pub struct Fitted {
     pub table: Table,
     pub hidden: Vec<&'static str>,
+    /// The rows' short forms were used (see [`fit_or_shorten`]).
+    pub shortened: bool,
 }
 
 /// A line of text under a table, with a final newline: wrapped to the style's width (later
@@ -90,17 +92,7 @@ pub fn fit(columns: &[Column], rows: Vec<Vec<String>>, style: TableStyle) -> Fit
             presets::UTF8_FULL_CONDENSED
         })
         .set_header(columns.iter().map(|c| c.name).collect::<Vec<_>>());
-    let natural: Vec<u16> = (0..columns.len())
-        .map(|i| {
-            let cells = rows.iter().filter_map(|r| r.get(i)).map(String::as_str);
-            std::iter::once(columns[i].name)
-                .chain(cells)
-                .flat_map(str::lines)
-                .map(|l| u16::try_from(l.width()).unwrap_or(u16::MAX))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let natural = natural(columns, &rows);
     for row in rows {
         table.add_row(row);
     }
@@ -110,6 +102,7 @@ pub fn fit(columns: &[Column], rows: Vec<Vec<String>>, style: TableStyle) -> Fit
         return Fitted {
             table,
             hidden: Vec::new(),
+            shortened: false,
         };
     };
     let (widths, hidden) = widths(columns, &natural, width);
@@ -126,7 +119,46 @@ pub fn fit(columns: &[Column], rows: Vec<Vec<String>>, style: TableStyle) -> Fit
     Fitted {
         table,
         hidden: hidden.into_iter().map(|i| columns[i].name).collect(),
+        shortened: false,
     }
+}
+
+/// Like [`fit`], with `short`, the same rows with shorter cells (file names for repository
+/// paths), used when `long` would not fit the width whole: shortening text comes before
+/// wrapping or leaving out columns.
+pub fn fit_or_shorten(
+    columns: &[Column],
+    long: Vec<Vec<String>>,
+    short: Vec<Vec<String>>,
+    style: TableStyle,
+) -> Fitted {
+    let too_wide = style.width.is_some_and(|width| {
+        let natural = natural(columns, &long);
+        let (widths, hidden) = widths(columns, &natural, width);
+        !hidden.is_empty() || widths.iter().zip(&natural).any(|(w, n)| *w != Some(*n))
+    });
+    if too_wide && long != short {
+        let mut fitted = fit(columns, short, style);
+        fitted.shortened = true;
+        fitted
+    } else {
+        fit(columns, long, style)
+    }
+}
+
+/// Each column's content width: its widest line, header included.
+fn natural(columns: &[Column], rows: &[Vec<String>]) -> Vec<u16> {
+    (0..columns.len())
+        .map(|i| {
+            let cells = rows.iter().filter_map(|r| r.get(i)).map(String::as_str);
+            std::iter::once(columns[i].name)
+                .chain(cells)
+                .flat_map(str::lines)
+                .map(|l| u16::try_from(l.width()).unwrap_or(u16::MAX))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
 }
 
 /// Each column's content width within `width` (`None`: hidden), and the hidden columns.
@@ -199,6 +231,28 @@ mod tests {
         let (w, hidden) = widths(&COLUMNS, &[4, 10, 10], 20);
         assert_eq!(w, [Some(4), Some(9), None]);
         assert_eq!(hidden, [2]);
+    }
+
+    #[test]
+    fn short_forms_are_used_only_when_the_long_ones_do_not_fit() {
+        let long = vec![vec!["1".into(), "src/main/java/a/B.java:3".into(), "t".into()]];
+        let short = vec![vec!["1".into(), "B.java:3".into(), "t".into()]];
+        // The long row needs 4 + 24 + 5 plus 10 of borders: 43 columns.
+        let wide = TableStyle {
+            width: Some(43),
+            ascii: true,
+        };
+        let f = fit_or_shorten(&COLUMNS, long.clone(), short.clone(), wide);
+        assert!(!f.shortened);
+        assert!(f.table.to_string().contains("src/main/java/a/B.java:3"));
+        let narrow = TableStyle {
+            width: Some(42),
+            ascii: true,
+        };
+        let f = fit_or_shorten(&COLUMNS, long.clone(), short.clone(), narrow);
+        assert!(f.shortened);
+        assert!(f.table.to_string().contains("| B.java:3 "));
+        assert!(!fit_or_shorten(&COLUMNS, long, short, TableStyle::PLAIN).shortened);
     }
 
     #[test]

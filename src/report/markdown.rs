@@ -3,23 +3,25 @@
 //! [`ROWS_SHOWN`] flow-sets, then a count of the rest), and the unanalyzed and excluded
 //! failures folded in `<details>`. It only formats.
 
-use super::render::{at, excluded, likelihood, origin, short_exception, summary_line, tests_cell};
+use super::render::{
+    at, excluded, likelihood, origin, short_exception, summary_line, tests_cell, title,
+};
 use super::{FlowSetReport, Report};
 use crate::words::count;
 
 /// Flow-sets in the table; a pull-request comment holds at most 65,536 characters.
 pub const ROWS_SHOWN: usize = 50;
 
+/// The heading shows at most this much of the subject.
+const TITLE_CHARS: usize = 90;
+
 /// Lists under `<details>` stop after this many lines.
 const LIST_SHOWN: usize = 100;
 
 /// The report as Markdown, with a final newline.
 pub fn markdown(report: &Report) -> String {
-    let mut out = format!(
-        "### paf: {}\n\n{}.\n\n",
-        cell(report.subject.as_deref().unwrap_or("ranked failures")),
-        summary_line(report)
-    );
+    let (title, _) = title(report, TITLE_CHARS);
+    let mut out = format!("### {}\n\n{}.\n\n", cell(&title), summary_line(report));
     if report.flow_sets.is_empty() {
         out.push_str("No analyzed failure: nothing to rank.\n");
     } else {

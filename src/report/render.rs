@@ -43,6 +43,19 @@ pub fn at(l: &Location) -> String {
     format!("{}:{}", l.path.as_ref().unwrap_or(&l.file), l.line)
 }
 
+/// A statement as `File.java:line`, without its path.
+fn at_file(l: &Location) -> String {
+    format!("{}:{}", l.file, l.line)
+}
+
+/// An origin as `File.java:line`, without its path, or `untraced`.
+fn origin_file(o: &OriginReport) -> String {
+    match (&o.file, o.line) {
+        (Some(file), Some(line)) => format!("{file}:{line}"),
+        _ => "untraced".to_string(),
+    }
+}
+
 /// The exception's simple name: `NullPointerException`.
 pub fn short_exception(e: &str) -> &str {
     e.rsplit('.').next().unwrap_or(e)
@@ -53,6 +66,18 @@ pub fn tests_cell(fs: &FlowSetReport) -> String {
     match fs.tests.len().saturating_sub(1) {
         0 => fs.representative.clone(),
         more => format!("{} (+{more} more)", fs.representative),
+    }
+}
+
+/// The heading of a report: `paf: SUBJECT`, the subject cut to its first `max` characters
+/// (a tracer may name every test class as the subject), and whether it was cut.
+pub fn title(report: &Report, max: usize) -> (String, bool) {
+    let subject = report.subject.as_deref().unwrap_or("ranked failures");
+    if subject.chars().count() > max {
+        let start: String = subject.chars().take(max.saturating_sub(1)).collect();
+        (format!("paf: {start}…"), true)
+    } else {
+        (format!("paf: {subject}"), false)
     }
 }
 
@@ -87,12 +112,18 @@ pub fn table(report: &Report, by: By, style: TableStyle) -> String {
     let mut out = fitted.table.to_string();
     out.push('\n');
     let prose = |text: &str, indent: &str| layout::prose(text, indent, style);
+    let width = style.width.unwrap_or_default();
+    if fitted.shortened {
+        out.push_str(&prose(
+            &format!("(paths shortened to file names to fit {width} columns)"),
+            "",
+        ));
+    }
     if !fitted.hidden.is_empty() {
         out.push_str(&prose(
             &format!(
-                "({} left out to fit {} columns; --format json has everything)",
+                "({} left out to fit {width} columns; --format json has everything)",
                 fitted.hidden.join(", "),
-                style.width.unwrap_or_default()
             ),
             "",
         ));
@@ -145,23 +176,29 @@ const FLOW_SET_COLUMNS: [Column; 8] = [
 ];
 
 fn flow_set_table(report: &Report, style: TableStyle) -> layout::Fitted {
-    let rows = report
-        .flow_sets
-        .iter()
-        .map(|fs| {
-            vec![
-                fs.rank.to_string(),
-                fs.locality.to_string(),
-                likelihood(fs),
-                short_exception(&fs.crash.exception).to_string(),
-                at(&fs.crash.statement),
-                fs.crash.variables.join(", "),
-                origin(&fs.crash.origin),
-                tests_cell(fs),
-            ]
-        })
-        .collect();
-    layout::fit(&FLOW_SET_COLUMNS, rows, style)
+    let row = |fs: &FlowSetReport, short: bool| {
+        vec![
+            fs.rank.to_string(),
+            fs.locality.to_string(),
+            likelihood(fs),
+            short_exception(&fs.crash.exception).to_string(),
+            if short {
+                at_file(&fs.crash.statement)
+            } else {
+                at(&fs.crash.statement)
+            },
+            fs.crash.variables.join(", "),
+            if short {
+                origin_file(&fs.crash.origin)
+            } else {
+                origin(&fs.crash.origin)
+            },
+            tests_cell(fs),
+        ]
+    };
+    let long = report.flow_sets.iter().map(|fs| row(fs, false)).collect();
+    let short = report.flow_sets.iter().map(|fs| row(fs, true)).collect();
+    layout::fit_or_shorten(&FLOW_SET_COLUMNS, long, short, style)
 }
 
 /// The test table's columns: the exception is left out first, then the crash statement.
@@ -176,34 +213,36 @@ const TEST_COLUMNS: [Column; 7] = [
 ];
 
 fn test_table(report: &Report, style: TableStyle) -> layout::Fitted {
-    let mut rows = Vec::new();
-    for tr in &report.tests {
-        let row = match tr.flow_set_rank {
-            Some(r) => {
-                let fs = &report.flow_sets[r - 1];
-                vec![
-                    tr.rank.to_string(),
-                    tr.test.clone(),
-                    r.to_string(),
-                    fs.locality.to_string(),
-                    likelihood(fs),
-                    short_exception(&fs.crash.exception).to_string(),
-                    at(&fs.crash.statement),
-                ]
-            }
-            None => vec![
+    let row = |tr: &super::TestRank, short: bool| match tr.flow_set_rank {
+        Some(r) => {
+            let fs = &report.flow_sets[r - 1];
+            vec![
                 tr.rank.to_string(),
                 tr.test.clone(),
-                "-".to_string(),
-                "unanalyzed".to_string(),
-                "-".to_string(),
-                String::new(),
-                String::new(),
-            ],
-        };
-        rows.push(row);
-    }
-    layout::fit(&TEST_COLUMNS, rows, style)
+                r.to_string(),
+                fs.locality.to_string(),
+                likelihood(fs),
+                short_exception(&fs.crash.exception).to_string(),
+                if short {
+                    at_file(&fs.crash.statement)
+                } else {
+                    at(&fs.crash.statement)
+                },
+            ]
+        }
+        None => vec![
+            tr.rank.to_string(),
+            tr.test.clone(),
+            "-".to_string(),
+            "unanalyzed".to_string(),
+            "-".to_string(),
+            String::new(),
+            String::new(),
+        ],
+    };
+    let long = report.tests.iter().map(|t| row(t, false)).collect();
+    let short = report.tests.iter().map(|t| row(t, true)).collect();
+    layout::fit_or_shorten(&TEST_COLUMNS, long, short, style)
 }
 
 /// CSV with a header row.

@@ -235,7 +235,11 @@ mod tests {
 
     #[test]
     fn short_forms_are_used_only_when_the_long_ones_do_not_fit() {
-        let long = vec![vec!["1".into(), "src/main/java/a/B.java:3".into(), "t".into()]];
+        let long = vec![vec![
+            "1".into(),
+            "src/main/java/a/B.java:3".into(),
+            "t".into(),
+        ]];
         let short = vec![vec!["1".into(), "B.java:3".into(), "t".into()]];
         // The long row needs 4 + 24 + 5 plus 10 of borders: 43 columns.
         let wide = TableStyle {

@@ -2,7 +2,7 @@
 """Checks every shipped bundle in traces/ and the Java-traced bundles of testdata/java (or the
 directories given) against docs/trace-format.schema.json, and order-dependence reports
 (testdata/java/static-state/od.json, or the files given after --od) against
-docs/od-report.schema.json, so the schemas and the readers cannot drift apart.
+docs/paf.od.schema.json, so the schemas and the readers cannot drift apart.
 
 Usage: check-schema.py [BUNDLE...] [--od REPORT...]"""
 import gzip
@@ -14,7 +14,7 @@ import jsonschema
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 schema = json.load(open(os.path.join(ROOT, "docs", "trace-format.schema.json")))
-od_schema = json.load(open(os.path.join(ROOT, "docs", "od-report.schema.json")))
+od_schema = json.load(open(os.path.join(ROOT, "docs", "paf.od.schema.json")))
 defs = {"manifest.json": "manifest", "statements.jsonl": "statement",
         "static-duas.jsonl": "staticDua", "tests.jsonl": "testRecord", "isolated.jsonl": "testRecord"}
 
@@ -62,5 +62,5 @@ for path in reports:
         errors += 1
         where = "/".join(str(p) for p in e.absolute_path)
         print(f"{os.path.relpath(path, ROOT)}: {where}: {e.message}")
-    print(f"{os.path.relpath(path, ROOT)}: checked against docs/od-report.schema.json")
+    print(f"{os.path.relpath(path, ROOT)}: checked against docs/paf.od.schema.json")
 sys.exit(1 if errors else 0)

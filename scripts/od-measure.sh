@@ -9,7 +9,9 @@
 # loader each) and in a fresh JVM each, and isolate (every test alone) both ways. Each step
 # prints one line: wall seconds, peak memory of paf and its children, runs, findings; the
 # reports are in OUT_DIR. $PAF (default target/release/paf), $JOBS (default 2), $BATCH
-# (default 250). Nothing of the suite is written outside OUT_DIR.
+# (default 250); $BUDGET (e.g. 10m) stops each od step cleanly after that long (the report
+# then says how many of the planned runs were made). Nothing of the suite is written outside
+# OUT_DIR.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 SUITE="$(cd "${1:?usage: od-measure.sh SUITE_DIR OUT_DIR [STEPS]}" && pwd)"
@@ -18,6 +20,7 @@ STEPS="${3:-trace triage triage-fresh isolate isolate-fresh}"
 PAF="${PAF:-$ROOT/target/release/paf}"
 JOBS="${JOBS:-2}"
 BATCH="${BATCH:-250}"
+LIMIT=(); [ -z "${BUDGET:-}" ] || LIMIT=(--budget "$BUDGET")
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 [ -x "$PAF" ] || { echo "od-measure.sh: no paf binary at $PAF (cargo build --release, or set PAF)" >&2; exit 2; }
@@ -76,7 +79,8 @@ for step in $STEPS; do
       [ "$step" = "${step%-fresh}" ] || batch=1
       rm -f "$OUT/$step.json" "$OUT/$step.json.runs.jsonl"
       timed "$step" "$PAF" od detect --runner "$RUNNER" --bundle "$BUNDLE" --algo "$algo" \
-        --batch "$batch" -j "$JOBS" --timeout 5m --no-progress --format json -o "$OUT/$step.json"
+        --batch "$batch" -j "$JOBS" --timeout 5m ${LIMIT[@]+"${LIMIT[@]}"} --no-progress --format json \
+        -o "$OUT/$step.json"
       summary "$OUT/$step" "$OUT/$step.json"
       ;;
     *) echo "od-measure.sh: unknown step $step" >&2; exit 2 ;;

@@ -16,7 +16,7 @@ mod merge;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::Path;
 
-use crate::analysis::facts::{self, Facts};
+use crate::analysis::facts::{self, Facts, LineMap};
 use crate::analysis::{self, Failure, Replay, Unanalyzed};
 use crate::progress::Progress;
 use crate::ranking::coverage::DuaTable;
@@ -118,6 +118,8 @@ struct Tested {
     named: Vec<NamedDua>,
     /// With [`Options::facts`], of a passing test: its body's calls with entry values.
     entries: Vec<(String, crate::trace::EntryValues)>,
+    /// With [`Options::facts`], of a passing test: the lines it covered.
+    covered: Vec<u32>,
 }
 
 impl Tested {
@@ -129,6 +131,7 @@ impl Tested {
             duas: Vec::new(),
             named: Vec::new(),
             entries: Vec::new(),
+            covered: Vec::new(),
         }
     }
 }
@@ -157,7 +160,7 @@ struct First {
 /// own), interning names into a copy of the bundle's symbols.
 fn pass_one(
     bundle: &Bundle,
-    options: &Options,
+    lines: Option<&LineMap>,
     jobs: Jobs,
     progress: &mut dyn Progress,
 ) -> Result<First, Vec<Problem>> {
@@ -187,7 +190,7 @@ fn pass_one(
                 .map(|test| {
                     let test = test?;
                     let replay = replay(&test, path)?;
-                    first.analyze(&test, &replay, &tables.statements, options.facts);
+                    first.analyze(&test, &replay, &tables.statements, lines);
                     Ok(Tested::of(&test))
                 })
                 .collect();
@@ -206,13 +209,16 @@ impl First {
         test: &TestTrace,
         replay: &Replay,
         statements: &StatementTable,
-        gather_facts: bool,
+        lines: Option<&LineMap>,
     ) {
         self.duas.extend(replay.duas());
-        if gather_facts {
-            self.facts.push(facts::failing(test, replay, &self.symbols));
+        let analyzed = analysis::analyze_failure(test, replay, statements, &self.symbols);
+        if let Some(lines) = lines {
+            let failure = analyzed.as_ref().ok();
+            let f = facts::failing(test, replay, failure, statements, lines, &self.symbols);
+            self.facts.push(f);
         }
-        match analysis::analyze_failure(test, replay, statements, &self.symbols) {
+        match analyzed {
             Ok(failure) => self.failures.push(failure),
             Err(reason) => self.unanalyzed.push(Unanalyzed {
                 test: test.index,
@@ -231,7 +237,8 @@ struct Isolated {
     id: String,
 }
 
-/// Pass 1b (`rank --od`): the failing tests of `isolated.jsonl` that `wanted` names, analyzed
+/// Pass 1b (`rank --od`): the failing tests of `isolated.jsonl` that `wanted` names (none
+/// without `--od`, and the file is not read), analyzed
 /// as pass 1 analyzes failures (so that pass 2 keeps the DUAs their crash variables need).
 /// Their test indices are fixed once pass 2 has every id ([`remap_isolated`]).
 fn isolated_pass(
@@ -239,7 +246,7 @@ fn isolated_pass(
     wanted: &[String],
     first: &mut First,
 ) -> Result<Vec<Isolated>, Vec<Problem>> {
-    let Some(file) = &bundle.isolated else {
+    let Some(file) = bundle.isolated.as_ref().filter(|_| !wanted.is_empty()) else {
         return Ok(Vec::new());
     };
     let tables = &bundle.tables;
@@ -275,7 +282,7 @@ fn isolated_pass(
                     }
                 };
                 let (f, u) = (first.failures.len(), first.unanalyzed.len());
-                first.analyze(&test, &replay, &tables.statements, false);
+                first.analyze(&test, &replay, &tables.statements, None);
                 found.push(Isolated {
                     failure: (first.failures.len() > f).then_some(f),
                     unanalyzed: (first.unanalyzed.len() > u).then_some(u),
@@ -334,14 +341,14 @@ fn remap_isolated(
 }
 
 /// Pass 2's work on one segment (on a worker thread): check, replay, select DUAs, and with
-/// `gather_facts` note the calls of a passing test's body.
+/// `lines` (eval's facts) note the calls and the covered lines of a passing test.
 fn pass_two(
     seg: &RawSegment,
     path: &Path,
     symbols: &mut LocalSymbols,
     statements: &StatementTable,
     interest: &Interest,
-    gather_facts: bool,
+    lines: Option<&LineMap>,
 ) -> Results<Tested> {
     assemble(seg, path, symbols, statements)
         .into_iter()
@@ -349,15 +356,18 @@ fn pass_two(
             let test = test?;
             let replay = replay(&test, path)?;
             let (duas, named) = interest.select(&replay, symbols);
-            let entries = if gather_facts && test.outcome == Outcome::Pass {
-                facts::passing(&test, |m| symbols.name(m).to_string())
-            } else {
-                Vec::new()
+            let (entries, covered) = match lines {
+                Some(lines) if test.outcome == Outcome::Pass => (
+                    facts::passing(&test, |m| symbols.name(m).to_string()),
+                    lines.covered(&test),
+                ),
+                _ => (Vec::new(), Vec::new()),
             };
             Ok(Tested {
                 duas,
                 named,
                 entries,
+                covered,
                 ..Tested::of(&test)
             })
         })
@@ -374,12 +384,12 @@ pub fn analyze(
 ) -> Result<Analysis, Vec<Problem>> {
     let size = bundle.tests.size();
     progress.grow(2 * size);
-    let mut first = pass_one(bundle, options, jobs, progress)?;
-    let isolated = if options.isolated.is_empty() {
-        Vec::new()
-    } else {
-        isolated_pass(bundle, &options.isolated, &mut first)?
-    };
+    // Eval's facts count coverage by source line (facts::LineMap).
+    let lines = options
+        .facts
+        .then(|| LineMap::new(&bundle.tables.statements));
+    let mut first = pass_one(bundle, lines.as_ref(), jobs, progress)?;
+    let isolated = isolated_pass(bundle, &options.isolated, &mut first)?;
 
     // What pass 2 keeps: the DUAs that reach a crash statement on a crash variable.
     let statements = &bundle.tables.statements;
@@ -408,6 +418,7 @@ pub fn analyze(
     let mut events = 0;
     let mut facts = Facts {
         failing: std::mem::take(&mut first.facts),
+        passing_coverage: vec![0; lines.as_ref().map_or(0, LineMap::len)],
         ..Facts::default()
     };
     let mut changed = false;
@@ -416,7 +427,7 @@ pub fn analyze(
         jobs.workers(),
         || LocalSymbols::new(&shared),
         |local, mut seg| {
-            let done = pass_two(&seg, path, local, statements, &interest, options.facts);
+            let done = pass_two(&seg, path, local, statements, &interest, lines.as_ref());
             seg.bytes = None;
             (seg, done)
         },
@@ -434,6 +445,9 @@ pub fn analyze(
                 events += t.events;
                 outcomes.push(t.outcome);
                 facts.passing_entries.extend(t.entries);
+                if options.facts && t.outcome == Outcome::Pass {
+                    facts.add_passing_coverage(&t.covered);
+                }
                 if t.outcome == Outcome::Pass {
                     let mut kept = t.duas;
                     kept.extend(t.named.iter().map(|d| d.intern(&mut symbols)));
@@ -445,21 +459,11 @@ pub fn analyze(
             merge.tick(outcomes.len());
         },
     );
-    let test_ids = merge.finish(&bundle.tests);
-    let changed = (changed || !first.results.is_empty()).then(|| {
-        Problem::in_file(
-            path,
-            "the file changed while it was read: expected it to stay the same during the run",
-        )
-    });
-    let test_ids = match (test_ids, changed) {
-        (Ok(ids), None) => ids,
-        (Ok(_), Some(p)) => return Err(vec![p]),
-        (Err(mut problems), changed) => {
-            problems.extend(changed);
-            return Err(problems);
-        }
-    };
+    let test_ids = unchanged(
+        merge.finish(&bundle.tests),
+        changed || !first.results.is_empty(),
+        path,
+    )?;
     let masked = remap_isolated(
         &isolated,
         &test_ids,
@@ -474,9 +478,31 @@ pub fn analyze(
         unanalyzed: first.unanalyzed,
         duas,
         events,
-        facts: options.facts.then_some(facts),
+        facts: lines.map(|lines| Facts { lines, ..facts }),
         masked,
     })
+}
+
+/// Pass 2's ids, unless the tests file changed between the passes (`changed`).
+fn unchanged(
+    test_ids: Result<TestIds, Vec<Problem>>,
+    changed: bool,
+    path: &Path,
+) -> Result<TestIds, Vec<Problem>> {
+    let changed = changed.then(|| {
+        Problem::in_file(
+            path,
+            "the file changed while it was read: expected it to stay the same during the run",
+        )
+    });
+    match (test_ids, changed) {
+        (Ok(ids), None) => Ok(ids),
+        (Ok(_), Some(p)) => Err(vec![p]),
+        (Err(mut problems), changed) => {
+            problems.extend(changed);
+            Err(problems)
+        }
+    }
 }
 
 /// What `paf validate` reports of a bundle without problems.

@@ -7,6 +7,7 @@ use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use serde::{Deserialize, Serialize};
 
 use super::{Missing, Observed, Outcome};
+use crate::words::{count, counted};
 
 pub const OD_SCHEMA: &str = "paf.od/2";
 /// The schema before the dependency graph; still read (docs/order-dependence.md).
@@ -572,19 +573,19 @@ fn algorithm_table(algorithms: &[AlgoReport]) -> Table {
 
 fn summary_line(s: &Summary, inv: Invocation) -> String {
     format!(
-        "{} tests ({} failing in the default order): {} victims ({} order-caused failures), {} brittle ({} masked failures), {} self-dependent, {} non-deterministic, {} inconclusive; {} dependencies ({} unconfirmed); {} runs ({} executed, {} reused)\n",
-        s.tests,
+        "{} ({} failing in the default order): {} ({}), {} brittle ({}), {} self-dependent, {} non-deterministic, {} inconclusive; {} ({} unconfirmed); {} ({} executed, {} reused)\n",
+        counted(s.tests, "test"),
         s.failing_in_default_order,
-        s.victims,
-        s.order_caused_failures,
+        counted(s.victims, "victim"),
+        counted(s.order_caused_failures, "order-caused failure"),
         s.brittle,
-        s.masked_failures,
+        counted(s.masked_failures, "masked failure"),
         s.self_dependent,
         s.non_deterministic,
         s.inconclusive,
-        s.dependencies,
+        count(s.dependencies, "dependency", "dependencies"),
         s.unconfirmed,
-        s.runs,
+        counted(s.runs, "run"),
         inv.executed,
         inv.reused
     )

@@ -505,7 +505,9 @@ fn detect(
         OdFormat::Json => json,
     };
     output::emit(&text, None)?;
-    if a.format == OdFormat::Json {
+    // The table says it; beside JSON only a resume or a spent budget (the next run resumes)
+    // is worth a line on stderr.
+    if a.format == OdFormat::Json && (report.invocation.reused > 0 || report.budget.exhausted) {
         output::note(format!(
             "paf od: {} runs executed, {} reused from journals",
             report.invocation.executed, report.invocation.reused

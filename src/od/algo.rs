@@ -233,11 +233,12 @@ pub fn tuscan(n: usize) -> Vec<Schedule> {
 /// is order-caused), then each passing test that may fail alone, alone (a masked failure: it
 /// passed only because an earlier test set state it needs). With read/write sets, the
 /// passing tests that may are those that read a field an earlier test in the default order
-/// wrote; without any recorded state, every passing test may. The failing tests first, then
-/// the others, each group in default order.
+/// wrote; without read/write sets (`--tests` alone) every passing test may, while recorded
+/// sets in which no test touches shared state leave none. The failing tests first, then the
+/// others, each group in default order.
 pub fn triage(failing: &[bool], access: &Access) -> Vec<Schedule> {
     let n = failing.len();
-    let known = !access.fields.is_empty();
+    let known = access.known;
     let mut written = std::collections::BTreeSet::new();
     let mut masked = vec![false; n];
     for t in 0..n {
@@ -751,6 +752,12 @@ mod tests {
         assert_eq!(
             triage(&[false, true, false, false], &Access::empty(4)),
             vec![vec![1], vec![0], vec![2], vec![3]]
+        );
+        // Recorded sets in which nobody touches shared state: only the failing test.
+        let none: Vec<(Vec<&str>, Vec<&str>)> = vec![(vec![], vec![]); 4];
+        assert_eq!(
+            triage(&[false, true, false, false], &Access::from_names(&none)),
+            vec![vec![1]]
         );
     }
 

@@ -48,21 +48,27 @@ pub struct Access {
     pub fields: Vec<String>,
     pub reads: Vec<BTreeSet<usize>>,
     pub writes: Vec<BTreeSet<usize>>,
+    /// Whether the sets were recorded (an access file, a bundle's statics): then empty sets
+    /// mean the test touched no shared state, not that nothing is known (`triage` reads it).
+    pub known: bool,
 }
 
 impl Access {
-    /// An access table for `n` tests with nothing read or written.
+    /// An access table for `n` tests with nothing known of what they read or write.
     pub fn empty(n: usize) -> Access {
         Access {
             fields: Vec::new(),
             reads: vec![BTreeSet::new(); n],
             writes: vec![BTreeSet::new(); n],
+            known: false,
         }
     }
 
-    /// Builds the table from names, interning the fields in first-seen order.
+    /// Builds the table from names, interning the fields in first-seen order (recorded sets:
+    /// `known`, even when every set is empty).
     pub fn from_names<S: AsRef<str>>(per_test: &[(Vec<S>, Vec<S>)]) -> Access {
         let mut access = Access::empty(per_test.len());
+        access.known = true;
         for (t, (reads, writes)) in per_test.iter().enumerate() {
             for r in reads {
                 let f = access.field(r.as_ref());

@@ -2,8 +2,9 @@
 # End-to-end check of the Java front end (issue 3):
 #   tracer/java/e2e.sh OUTDIR
 # installs (install.sh), builds (build.sh), compiles the examples of testdata/java, traces them
-# into OUTDIR/motivating, OUTDIR/library, OUTDIR/static-state (and OUTDIR/robustness), and checks
-# the rankings with `paf rank --format json` ($PAF, default target/release/paf).
+# into OUTDIR/motivating, OUTDIR/library, OUTDIR/static-state, OUTDIR/robustness, OUTDIR/cases
+# and OUTDIR/cap, and checks the rankings with `paf rank --format json` ($PAF, default
+# target/release/paf) against the answers worked out by hand beside each example.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -33,7 +34,7 @@ compile motivating
 "$PAF" trace java --quiet --classpath "$OUT/classes/motivating" --include org.example \
   --tests org.example.ProjectEntryTest --sourcepath "$TD/motivating/src" -o "$OUT/motivating"
 "$PAF" rank "$OUT/motivating" --format json > "$OUT/motivating.rank.json"
-$CHECK motivating "$OUT/motivating.rank.json"
+$CHECK motivating "$OUT/motivating.rank.json" static
 "$PAF" rank "$TD/motivating/bundle" --format json > "$OUT/motivating.committed.rank.json"
 $CHECK motivating "$OUT/motivating.committed.rank.json" >/dev/null && echo "ok: the committed bundle testdata/java/motivating/bundle ranks the same"
 
@@ -62,6 +63,24 @@ compile robustness
 grep '^paf' "$OUT/robustness.log" | sed 's/^/  /'
 "$PAF" validate "$OUT/robustness" > /dev/null
 $CHECK robustness "$OUT/robustness"
+
+echo "== cases (the hand-worked corpus, testdata/java/cases/README.md)"
+compile cases
+"$PAF" trace java --quiet --classpath "$OUT/classes/cases" --include cases --tests "$(tests_of cases)" \
+  --sourcepath "$TD/cases/src" --jvm-arg -Xmx256m -o "$OUT/cases"
+"$PAF" validate "$OUT/cases" > /dev/null
+"$PAF" rank "$OUT/cases" --format json > "$OUT/cases.rank.json"
+$CHECK cases "$TD/cases/src" "$TD/cases/expected.json" "$OUT/cases.rank.json" "$OUT/cases"
+
+echo "== cap (a class initializer and a test past the event cap, testdata/java/cap/README.md)"
+compile cap
+"$PAF" trace java --quiet --max-events 2000 --classpath "$OUT/classes/cap" --include cap --tests cap.CapTest \
+  --sourcepath "$TD/cap/src" -o "$OUT/cap"
+"$PAF" validate "$OUT/cap" > /dev/null
+"$PAF" rank "$OUT/cap" --format json > "$OUT/cap.rank.json"
+$CHECK cases "$TD/cap/src" "$TD/cap/expected.json" "$OUT/cap.rank.json" "$OUT/cap"
+python3 "$ROOT/scripts/check-schema.py" "$OUT/motivating" "$OUT/library" "$OUT/static-state" "$OUT/robustness" \
+  "$OUT/cases" "$OUT/cap" > /dev/null && echo "ok: every bundle traced here matches docs/trace-format.schema.json"
 
 echo "== order dependence (paf od detect through run-order.sh on static-state; rank --exclude-od)"
 # The runner command is shell words (quoted with %q); paf appends the tests file and -o RESULTS

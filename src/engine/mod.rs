@@ -98,6 +98,32 @@ impl Analysis {
             .filter(|&&o| o == Outcome::Fail)
             .count()
     }
+
+    /// Every crash statement's use of a crash variable, sorted and without repeats: the uses
+    /// theta is made of, for which a static analysis computes the reaching definitions
+    /// (docs/algorithm.md, "Static DUAs").
+    pub fn crash_uses(&self, statements: &StatementTable) -> Vec<CrashUse> {
+        let mut uses: Vec<CrashUse> = self
+            .failures
+            .iter()
+            .flat_map(|f| {
+                f.vars.iter().map(move |v| CrashUse {
+                    stmt: statements.get(f.crash_stmt).id,
+                    var: v.var.display(&self.symbols),
+                })
+            })
+            .collect();
+        uses.sort();
+        uses.dedup();
+        uses
+    }
+}
+
+/// A crash statement (by the bundle's statement id) and a crash variable used there.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct CrashUse {
+    pub stmt: u64,
+    pub var: String,
 }
 
 /// What one test contributed, as the passes hand it to the merge.

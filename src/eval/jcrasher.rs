@@ -283,6 +283,7 @@ mod tests {
             kind: kind.into(),
             message: None,
             frames,
+            ..ExceptionInfo::default()
         }
     }
 

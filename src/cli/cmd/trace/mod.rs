@@ -1,13 +1,22 @@
 //! `paf trace java`: records a bundle of JUnit test classes by running the Java front end's
-//! supervisor (tracer/java, docs/java.md). This is glue: it finds the jars, builds them when they
-//! are missing, and passes checked flags on as separate arguments (never through a shell).
+//! supervisor (tracer/java, docs/java.md), then adds the static def-use associations theta
+//! needs (the crash uses come from paf's own analysis of the bundle, their reaching
+//! definitions from the front end's bytecode analysis). This is glue: it checks the flags,
+//! finds (or builds) the jars, runs the JVMs with each flag as its own argument (never through
+//! a shell), and moves the finished bundle into place.
 
+mod tracer;
+
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use clap::{Args, Subcommand};
 
 use super::super::{CliError, exit, output};
+use crate::engine::{self, Jobs, Options};
+use crate::trace::Bundle;
+use tracer::{Deps, Tracer};
 
 #[derive(Subcommand, Debug)]
 pub enum TraceCommand {
@@ -17,8 +26,8 @@ pub enum TraceCommand {
 
 #[derive(Args, Debug)]
 pub struct JavaArgs {
-    /// The compiled code under test and test classes (`:`-separated); JUnit and the agent are
-    /// added by paf.
+    /// The compiled code under test and test classes (`:`-separated); JUnit (unless the class
+    /// path has its own) and the agent are added by paf.
     #[arg(long, value_name = "CP")]
     pub classpath: String,
     /// Package prefixes to instrument, comma-separated (`org.example` instruments
@@ -28,7 +37,7 @@ pub struct JavaArgs {
     /// Test classes to run, fully qualified, comma-separated, in this order.
     #[arg(long, value_name = "CLASS[,CLASS...]")]
     pub tests: String,
-    /// The bundle directory to write.
+    /// The bundle directory to write (replaced whole when it holds a bundle already).
     #[arg(short, long, value_name = "BUNDLE")]
     pub output: PathBuf,
     /// Package prefixes not to instrument, comma-separated.
@@ -43,101 +52,190 @@ pub struct JavaArgs {
     /// Write gzip-compressed statements.jsonl.gz and tests.jsonl.gz.
     #[arg(long)]
     pub gzip: bool,
-    /// Event cap per test (the test is then marked truncated).
+    /// Event cap per test: past it, only the events the analysis needs are kept.
     #[arg(long, value_name = "N")]
     pub max_events: Option<u64>,
-    /// The java executable of the worker JVMs (default: the JDK that runs the supervisor).
+    /// The java executable (default: `java` on the PATH).
     #[arg(long, value_name = "PATH")]
     pub java: Option<PathBuf>,
     /// An extra argument for the worker JVMs (repeatable).
     #[arg(long = "jvm-arg", value_name = "ARG", allow_hyphen_values = true)]
     pub jvm_args: Vec<String>,
-    /// Keep BUNDLE/.work (the per-JVM parts) for debugging.
+    /// JUnit 4 and hamcrest jars (`:`-separated; default: $PAF_JUNIT_CLASSPATH, else Debian's
+    /// /usr/share/java/junit4.jar and hamcrest-core.jar). Not added when --classpath has JUnit.
+    #[arg(long, value_name = "CP")]
+    pub junit: Option<String>,
+    /// ASM's asm, asm-tree and asm-analysis jars (`:`-separated; default: $PAF_ASM_CLASSPATH,
+    /// else Debian's in /usr/share/java).
+    #[arg(long, value_name = "CP")]
+    pub asm: Option<String>,
+    /// Keep BUNDLE/.work (the per-JVM parts, the statement keys) for debugging.
     #[arg(long)]
     pub keep_work: bool,
-    /// Print only problems and the summary.
-    #[arg(long)]
+    /// Print only problems and the summary (not the tests' own output).
+    #[arg(long, conflicts_with = "verbose")]
     pub quiet: bool,
-    /// The tracer/java directory (default: $PAF_TRACER_JAVA, else found next to the paf
-    /// executable or in the source tree paf was built from).
+    /// Also print the command lines of the JVMs.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// The tracer/java directory (default: $PAF_TRACER_JAVA, else the checkout paf was built
+    /// in, else the copy embedded in paf, built once into ~/.cache/paf).
     #[arg(long, value_name = "DIR")]
     pub tracer_dir: Option<PathBuf>,
 }
 
-/// Where tracer/java is: the flag, the environment, beside the binary (target/*/paf in a
-/// checkout), or the source tree this binary was built from.
-fn tracer_dir(flag: Option<&Path>) -> Result<PathBuf, CliError> {
-    let mut candidates: Vec<PathBuf> = Vec::new();
-    if let Some(dir) = flag {
-        candidates.push(dir.to_path_buf());
-    } else {
-        if let Some(dir) = std::env::var_os("PAF_TRACER_JAVA") {
-            candidates.push(PathBuf::from(dir));
-        }
-        if let Ok(exe) = std::env::current_exe() {
-            // target/release/paf -> the checkout's tracer/java.
-            for up in exe.ancestors().skip(1).take(3) {
-                candidates.push(up.join("tracer/java"));
-            }
-        }
-        candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("tracer/java"));
-    }
-    candidates
-        .iter()
-        .find(|d| d.join("build.sh").is_file())
-        .cloned()
-        .ok_or_else(|| {
-            CliError::Usage(format!(
-                "cannot find the Java front end (a directory with build.sh); looked in {}; \
-                 pass --tracer-dir DIR or set PAF_TRACER_JAVA",
-                candidates
-                    .iter()
-                    .map(|d| d.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        })
+const DEBIAN: &str = "/usr/share/java";
+
+/// A class path from a flag, else an environment variable, else a default.
+fn classpath(flag: Option<&String>, var: &str, default: impl FnOnce() -> String) -> String {
+    flag.cloned()
+        .or_else(|| std::env::var(var).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(default)
 }
 
-/// Runs a program to completion with inherited standard streams; `what` names it in messages.
-fn run(cmd: &mut Command, what: &str) -> Result<i32, CliError> {
-    let status = cmd.status().map_err(|e| {
-        CliError::Usage(format!(
-            "cannot run {what}: {e} (is a JDK installed? tracer/java/install.sh installs one)"
-        ))
-    })?;
-    // A signal leaves no code: report it as an internal failure of the tracer.
-    Ok(status.code().unwrap_or(i32::from(exit::INTERNAL)))
-}
-
-/// Runs `paf trace java`; returns paf's exit code (the supervisor's, mapped to paf's).
+/// Runs `paf trace java`; returns paf's exit code.
 pub fn java(a: JavaArgs) -> Result<u8, CliError> {
-    let dir = tracer_dir(a.tracer_dir.as_deref())?;
-    let runner = dir.join("build/paf-runner.jar");
-    if !runner.is_file() || !dir.join("build/paf-agent.jar").is_file() {
+    let out = &a.output;
+    check_output(out)?;
+    let java = a.java.clone().map_or_else(|| OsString::from("java"), OsString::from);
+    if let Some(j) = &a.java
+        && !is_executable(j)
+    {
+        return Err(CliError::Usage(format!(
+            "--java {}: no such executable",
+            j.display()
+        )));
+    }
+    let asm = classpath(a.asm.as_ref(), "PAF_ASM_CLASSPATH", || {
+        format!("{DEBIAN}/asm.jar:{DEBIAN}/asm-tree.jar:{DEBIAN}/asm-analysis.jar")
+    });
+    let junit = classpath(a.junit.as_ref(), "PAF_JUNIT_CLASSPATH", || {
+        let hamcrest = if Path::new(DEBIAN).join("hamcrest-core.jar").is_file() {
+            "hamcrest-core.jar"
+        } else {
+            "hamcrest.jar"
+        };
+        format!("{DEBIAN}/junit4.jar:{DEBIAN}/{hamcrest}")
+    });
+    let deps = Deps {
+        asm: &asm,
+        junit: &junit,
+    };
+    let tracer = Tracer::find(a.tracer_dir.as_deref(), &deps)?;
+    let staging = sibling(out, "new")?;
+    let _ = std::fs::remove_dir_all(&staging);
+    let code = supervise(&a, &tracer, &java, &deps, &staging)?;
+    if code != 0 {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Ok(match code {
+            2 => exit::BAD_INPUT, // the supervisor said why, naming the flag
+            _ => {
+                output::error(format!(
+                    "the Java front end failed (exit code {code}); its messages are above"
+                ));
+                exit::INTERNAL
+            }
+        });
+    }
+    let added = add_static_duas(&a, &tracer, &java, &asm, &staging);
+    if !a.keep_work {
+        let _ = std::fs::remove_dir_all(staging.join(".work"));
+    }
+    replace(&staging, out)?;
+    let (duas, uses) = added?;
+    if !a.quiet {
         output::note(format!(
-            "paf trace: building the Java front end ({})",
-            dir.join("build.sh").display()
+            "paf trace: {duas} static def-use associations for {uses} crash use(s) -> {}",
+            out.join("static-duas.jsonl").display()
         ));
-        let code = run(Command::new("bash").arg(dir.join("build.sh")), "build.sh")?;
-        if code != 0 {
+    }
+    Ok(exit::OK)
+}
+
+/// `-o` must be a new path, an empty directory or a bundle (replaced whole), never a file.
+fn check_output(out: &Path) -> Result<(), CliError> {
+    if out.exists() && !out.is_dir() {
+        return Err(CliError::Usage(format!(
+            "-o {}: exists and is not a directory; expected a bundle directory",
+            out.display()
+        )));
+    }
+    if out.is_dir() && !out.join("manifest.json").is_file() {
+        let empty = std::fs::read_dir(out).map_or(false, |mut d| d.next().is_none());
+        if !empty {
             return Err(CliError::Usage(format!(
-                "{} failed (exit code {code}); run {} first if ASM or JUnit are missing",
-                dir.join("build.sh").display(),
-                dir.join("install.sh").display()
+                "-o {}: the directory is not empty and is not a paf bundle (no manifest.json)",
+                out.display()
             )));
         }
     }
-    let mut cmd = Command::new("java");
+    Ok(())
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// A hidden directory beside `out` (`.NAME.paf-WHAT-PID`), on the same file system so that it
+/// can be renamed into place.
+fn sibling(out: &Path, what: &str) -> Result<PathBuf, CliError> {
+    let name = out.file_name().ok_or_else(|| {
+        CliError::Usage(format!("-o {}: expected a directory name", out.display()))
+    })?;
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
+    let dir = parent.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    if !dir.is_dir() {
+        return Err(CliError::Usage(format!(
+            "-o {}: the directory {} does not exist",
+            out.display(),
+            dir.display()
+        )));
+    }
+    Ok(dir.join(format!(
+        ".{}.paf-{what}-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    )))
+}
+
+/// Moves the finished bundle to `out`, replacing an older bundle there.
+fn replace(staging: &Path, out: &Path) -> Result<(), CliError> {
+    let io = |e: std::io::Error| CliError::Internal(format!("{}: cannot write: {e}", out.display()));
+    if out.exists() {
+        let old = sibling(out, "old")?;
+        std::fs::rename(out, &old).map_err(io)?;
+        std::fs::rename(staging, out).map_err(io)?;
+        let _ = std::fs::remove_dir_all(&old);
+    } else {
+        std::fs::rename(staging, out).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// Runs the supervisor JVM into `bundle`; its exit code (0 written, 2 usage, else failure).
+fn supervise(
+    a: &JavaArgs,
+    tracer: &Tracer,
+    java: &OsString,
+    deps: &Deps<'_>,
+    bundle: &Path,
+) -> Result<i32, CliError> {
+    let mut cmd = Command::new(java);
     cmd.arg("-cp")
-        .arg(&runner)
+        .arg(tracer.jar("paf-runner.jar"))
         .arg("paf.runner.Supervisor")
         .args(["--classpath", &a.classpath])
         .args(["--include", &a.include])
         .args(["--tests", &a.tests])
         .arg("-o")
-        .arg(&a.output)
-        .args(["--timeout", &a.timeout.to_string()]);
+        .arg(bundle)
+        .args(["--timeout", &a.timeout.to_string()])
+        .args(["--asm", deps.asm, "--junit", deps.junit, "--subject", &a.tests])
+        .arg("--keep-work");
+    if let Some(j) = &a.java {
+        cmd.arg("--java").arg(j);
+    }
     if let Some(x) = &a.exclude {
         cmd.args(["--exclude", x]);
     }
@@ -147,24 +245,99 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
     if let Some(n) = a.max_events {
         cmd.args(["--max-events", &n.to_string()]);
     }
-    if let Some(j) = &a.java {
-        cmd.arg("--java").arg(j);
-    }
     for arg in &a.jvm_args {
         cmd.args(["--jvm-arg", arg]);
     }
-    for (on, flag) in [
-        (a.gzip, "--gzip"),
-        (a.keep_work, "--keep-work"),
-        (a.quiet, "--quiet"),
-    ] {
+    for (on, flag) in [(a.gzip, "--gzip"), (a.quiet, "--quiet"), (a.verbose, "-v")] {
         if on {
             cmd.arg(flag);
         }
     }
-    Ok(match run(&mut cmd, "java")? {
-        0 => exit::OK,
-        2 => exit::BAD_INPUT,
-        _ => exit::INTERNAL,
-    })
+    let status = cmd.status().map_err(|e| {
+        CliError::Usage(format!(
+            "cannot run {}: {e} (is a JDK installed? tracer/java/install.sh installs one)",
+            java.to_string_lossy()
+        ))
+    })?;
+    // A signal leaves no code: the tracer failed.
+    Ok(status.code().unwrap_or(i32::from(exit::INTERNAL)))
+}
+
+/// Analyzes the new bundle's failing tests and has the front end compute the static DUAs of
+/// their crash uses into it (docs/algorithm.md, "Static DUAs"). Returns (DUAs, crash uses).
+fn add_static_duas(
+    a: &JavaArgs,
+    tracer: &Tracer,
+    java: &OsString,
+    asm: &str,
+    bundle: &Path,
+) -> Result<(usize, usize), CliError> {
+    let unreadable = |problems: Vec<crate::trace::Problem>| {
+        for p in problems.iter().take(20) {
+            output::error(p);
+        }
+        CliError::Internal(format!(
+            "the Java front end wrote a bundle paf cannot read ({} problem(s)); this is a bug \
+             in the tracer",
+            problems.len()
+        ))
+    };
+    let opened = Bundle::open(bundle).map_err(unreadable)?;
+    let analysis =
+        engine::analyze(&opened, &Options::default(), Jobs::all_cores(), &mut ()).map_err(unreadable)?;
+    let uses = analysis.crash_uses(&opened.tables.statements);
+    drop(opened);
+    if uses.is_empty() {
+        return Ok((0, 0));
+    }
+    let work = bundle.join(".work");
+    let queries = work.join("queries.jsonl");
+    let lines: String = uses
+        .iter()
+        .map(|u| serde_json::to_string(u).map(|l| l + "\n"))
+        .collect::<Result<_, _>>()
+        .map_err(|e| CliError::Internal(format!("crash uses as JSON: {e}")))?;
+    std::fs::write(&queries, lines)
+        .map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", queries.display())))?;
+    let cp = std::env::join_paths(
+        [tracer.jar("paf-instr.jar"), tracer.jar("paf-rt.jar")]
+            .into_iter()
+            .chain(asm.split(':').map(PathBuf::from)),
+    )
+    .map_err(|e| CliError::Usage(format!("--asm: {e}")))?;
+    let mut cmd = Command::new(java);
+    cmd.arg("-cp")
+        .arg(cp)
+        .arg("paf.instr.StaticDuas")
+        .arg("--work")
+        .arg(&work)
+        .arg("--bundle")
+        .arg(bundle)
+        .arg("--queries")
+        .arg(&queries)
+        .args(["--classpath", &a.classpath, "--include", &a.include])
+        .args(["--exclude", a.exclude.as_deref().unwrap_or("")])
+        .args(["--tests", &a.tests])
+        .args(["--sourcepath", a.sourcepath.as_deref().unwrap_or("")])
+        .stderr(Stdio::inherit());
+    if a.verbose {
+        output::note(format!("paf trace: {cmd:?}"));
+    }
+    let run = cmd
+        .output()
+        .map_err(|e| CliError::Internal(format!("cannot run the static analysis: {e}")))?;
+    let said = String::from_utf8_lossy(&run.stdout);
+    let duas = said
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .filter(|_| run.status.success());
+    let duas = duas.ok_or_else(|| {
+        CliError::Internal(format!(
+            "the static analysis failed (exit code {:?}): {said}",
+            run.status.code()
+        ))
+    })?;
+    Bundle::open(bundle).map_err(unreadable)?;
+    Ok((duas, uses.len()))
 }

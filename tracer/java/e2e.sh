@@ -74,7 +74,7 @@ $CHECK cases "$TD/cases/src" "$TD/cases/expected.json" "$OUT/cases.rank.json" "$
 
 echo "== cap (a class initializer and a test past the event cap, testdata/java/cap/README.md)"
 compile cap
-"$PAF" trace java --quiet --max-events 2000 --classpath "$OUT/classes/cap" --include cap --tests cap.CapTest \
+"$PAF" trace java --quiet --max-events 40000 --classpath "$OUT/classes/cap" --include cap --tests cap.CapTest \
   --sourcepath "$TD/cap/src" -o "$OUT/cap"
 "$PAF" validate "$OUT/cap" > /dev/null
 "$PAF" rank "$OUT/cap" --format json > "$OUT/cap.rank.json"

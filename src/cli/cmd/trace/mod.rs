@@ -97,7 +97,10 @@ fn classpath(flag: Option<&String>, var: &str, default: impl FnOnce() -> String)
 pub fn java(a: JavaArgs) -> Result<u8, CliError> {
     let out = &a.output;
     check_output(out)?;
-    let java = a.java.clone().map_or_else(|| OsString::from("java"), OsString::from);
+    let java = a
+        .java
+        .clone()
+        .map_or_else(|| OsString::from("java"), OsString::from);
     if let Some(j) = &a.java
         && !is_executable(j)
     {
@@ -161,7 +164,7 @@ fn check_output(out: &Path) -> Result<(), CliError> {
         )));
     }
     if out.is_dir() && !out.join("manifest.json").is_file() {
-        let empty = std::fs::read_dir(out).map_or(false, |mut d| d.next().is_none());
+        let empty = std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none());
         if !empty {
             return Err(CliError::Usage(format!(
                 "-o {}: the directory is not empty and is not a paf bundle (no manifest.json)",
@@ -201,7 +204,8 @@ fn sibling(out: &Path, what: &str) -> Result<PathBuf, CliError> {
 
 /// Moves the finished bundle to `out`, replacing an older bundle there.
 fn replace(staging: &Path, out: &Path) -> Result<(), CliError> {
-    let io = |e: std::io::Error| CliError::Internal(format!("{}: cannot write: {e}", out.display()));
+    let io =
+        |e: std::io::Error| CliError::Internal(format!("{}: cannot write: {e}", out.display()));
     if out.exists() {
         let old = sibling(out, "old")?;
         std::fs::rename(out, &old).map_err(io)?;
@@ -230,8 +234,17 @@ fn supervise(
         .args(["--tests", &a.tests])
         .arg("-o")
         .arg(bundle)
+        .arg("--shown-as")
+        .arg(&a.output)
         .args(["--timeout", &a.timeout.to_string()])
-        .args(["--asm", deps.asm, "--junit", deps.junit, "--subject", &a.tests])
+        .args([
+            "--asm",
+            deps.asm,
+            "--junit",
+            deps.junit,
+            "--subject",
+            &a.tests,
+        ])
         .arg("--keep-work");
     if let Some(j) = &a.java {
         cmd.arg("--java").arg(j);
@@ -283,8 +296,8 @@ fn add_static_duas(
         ))
     };
     let opened = Bundle::open(bundle).map_err(unreadable)?;
-    let analysis =
-        engine::analyze(&opened, &Options::default(), Jobs::all_cores(), &mut ()).map_err(unreadable)?;
+    let analysis = engine::analyze(&opened, &Options::default(), Jobs::all_cores(), &mut ())
+        .map_err(unreadable)?;
     let uses = analysis.crash_uses(&opened.tables.statements);
     drop(opened);
     if uses.is_empty() {

@@ -58,8 +58,9 @@ impl Tracer {
     pub(super) fn find(flag: Option<&Path>, deps: &Deps<'_>) -> Result<Tracer, CliError> {
         let named = match flag {
             Some(dir) => Some((dir.to_path_buf(), "--tracer-dir")),
-            None => std::env::var_os("PAF_TRACER_JAVA")
-                .map(|d| (PathBuf::from(d), "$PAF_TRACER_JAVA")),
+            None => {
+                std::env::var_os("PAF_TRACER_JAVA").map(|d| (PathBuf::from(d), "$PAF_TRACER_JAVA"))
+            }
         };
         if let Some((dir, what)) = named {
             if !dir.join("build.sh").is_file() {
@@ -116,7 +117,9 @@ fn build(dir: &Path, jars: &Path, deps: &Deps<'_>) -> Result<(), CliError> {
         .env("PAF_ASM_CLASSPATH", deps.asm)
         .env("PAF_JUNIT_CLASSPATH", deps.junit)
         .status()
-        .map_err(|e| CliError::Usage(format!("cannot run bash to build the Java front end: {e}")))?;
+        .map_err(|e| {
+            CliError::Usage(format!("cannot run bash to build the Java front end: {e}"))
+        })?;
     if status.success() {
         Ok(())
     } else {

@@ -1,8 +1,5 @@
 package paf.rt;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
@@ -10,10 +7,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 
@@ -35,21 +30,16 @@ import java.util.Map;
  *
  * The order of the kept events is unchanged and every kept read still sees the same definition,
  * so the analysis of the compacted stream equals the analysis of the full one for everything
- * paf computes from it. The rewrite works on the file, with memory proportional to the events
- * of the test so far.
+ * paf computes from it. The rewrite reads the file twice, with a scanner written for the
+ * agent's own records; memory is a few ints per event of the test so far.
  */
 final class Compactor {
     private Compactor() {}
 
     private static final int ENTER = 1, EXIT = 2, DEF = 3, USE = 4, BRANCH = 5, ALLOC = 6, OTHER = 7;
     private static final int TAIL = 64;
-
-    /** Per frame: its enter and exit events, its last branch, whether the test body called it. */
-    private static final class FrameInfo {
-        int enter = -1, exit = -1, lastBranch = -1;
-        boolean top;
-        String method;
-    }
+    // variable kinds in keys
+    private static final long K_LOCAL = 1, K_FIELD = 2, K_STATIC = 3, K_RET = 5, K_ARRAY = 6;
 
     /**
      * Compacts the events from {@code start} (the test's first event line) to the end of the file
@@ -60,28 +50,37 @@ final class Compactor {
         File file = out.file();
         long end = out.position();
         Graph g = new Graph();
-        try (InputStream in = region(file, start, end)) {
-            Lines lines = new Lines(in);
-            byte[] line;
-            while ((line = lines.next()) != null) g.add(new String(line, StandardCharsets.UTF_8));
+        try (Lines lines = new Lines(file, start, end)) {
+            while (lines.next()) g.add(lines);
         }
         boolean[] keep = g.keep();
         long kept = 0;
-        for (boolean k : keep) if (k) kept++;
+        for (int i = 0; i < g.n; i++) if (keep[i]) kept++;
         if (kept > limit) return -1;
         File tmp = new File(file.getPath() + ".compact");
-        try (InputStream in = region(file, start, end);
-                OutputStream o = new BufferedOutputStream(new FileOutputStream(tmp), 1 << 16)) {
-            Lines lines = new Lines(in);
-            byte[] line;
-            for (int i = 0; (line = lines.next()) != null; i++) {
+        try (Lines lines = new Lines(file, start, end); OutputStream o = new FileOutputStream(tmp)) {
+            byte[] buf = new byte[1 << 16];
+            int n = 0;
+            for (int i = 0; lines.next(); i++) {
                 if (!keep[i]) continue;
-                o.write(line);
-                o.write('\n');
+                int len = lines.end - lines.start + 1;
+                if (n + len > buf.length) {
+                    o.write(buf, 0, n);
+                    n = 0;
+                }
+                if (len > buf.length) {
+                    o.write(lines.buf, lines.start, len - 1);
+                    o.write('\n');
+                    continue;
+                }
+                System.arraycopy(lines.buf, lines.start, buf, n, len - 1);
+                buf[n + len - 1] = '\n';
+                n += len;
             }
+            o.write(buf, 0, n);
         }
         out.truncate(start);
-        try (InputStream in = new BufferedInputStream(new FileInputStream(tmp), 1 << 16)) {
+        try (InputStream in = new FileInputStream(tmp)) {
             byte[] b = new byte[1 << 16];
             int n;
             while ((n = in.read(b)) > 0) out.appendRaw(b, 0, n);
@@ -90,41 +89,55 @@ final class Compactor {
         return kept;
     }
 
-    private static InputStream region(File f, long start, long end) throws IOException {
-        FileInputStream in = new FileInputStream(f);
-        long skipped = 0;
-        while (skipped < start) {
-            long s = in.skip(start - skipped);
-            if (s <= 0) break;
-            skipped += s;
-        }
-        return new BufferedInputStream(new Bounded(in, end - start), 1 << 16);
-    }
-
-    /** At most n bytes of a stream. */
-    private static final class Bounded extends InputStream {
+    /** The lines of a file region: {@code buf[start, end)} is the current line, without its line end. */
+    private static final class Lines implements AutoCloseable {
         private final InputStream in;
         private long left;
+        byte[] buf = new byte[1 << 16];
+        private int len, pos;
+        int start, end;
 
-        Bounded(InputStream in, long n) {
-            this.in = in;
-            this.left = n;
+        Lines(File f, long from, long to) throws IOException {
+            in = new FileInputStream(f);
+            long skipped = 0;
+            while (skipped < from) {
+                long s = in.skip(from - skipped);
+                if (s <= 0) break;
+                skipped += s;
+            }
+            left = to - from;
         }
 
-        @Override
-        public int read() throws IOException {
-            if (left <= 0) return -1;
-            int c = in.read();
-            if (c >= 0) left--;
-            return c;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            if (left <= 0) return -1;
-            int n = in.read(b, off, (int) Math.min(len, left));
-            if (n > 0) left -= n;
-            return n;
+        boolean next() throws IOException {
+            while (true) {
+                for (int i = pos; i < len; i++)
+                    if (buf[i] == '\n') {
+                        start = pos;
+                        end = i;
+                        pos = i + 1;
+                        return true;
+                    }
+                // no line end in the buffer: move the rest to the front and read more
+                int rest = len - pos;
+                if (rest > 0 && pos > 0) System.arraycopy(buf, pos, buf, 0, rest);
+                len = rest;
+                pos = 0;
+                if (len == buf.length) buf = java.util.Arrays.copyOf(buf, buf.length * 2);
+                if (left <= 0) {
+                    if (len == 0) return false;
+                    start = 0;
+                    end = len; // a last line without its line end
+                    pos = len;
+                    return true;
+                }
+                int n = in.read(buf, len, (int) Math.min(buf.length - len, left));
+                if (n <= 0) {
+                    left = 0;
+                    continue;
+                }
+                len += n;
+                left -= n;
+            }
         }
 
         @Override
@@ -133,141 +146,364 @@ final class Compactor {
         }
     }
 
-    /** The lines of a stream, without their line ends. */
-    private static final class Lines {
-        private final InputStream in;
-        private final ByteArrayOutputStream cur = new ByteArrayOutputStream(256);
+    /** A variable as a record names it. */
+    private static final class Var {
+        long kind = -1; // K_*; -1 none
+        long a, b; // local: frame or -1, name id; field: obj, name id; static: name id; elem: arr, index; ret: frame
+        int nameId = -1; // local/field/static name, elem array name (or -1)
+        boolean explicitFrame;
 
-        Lines(InputStream in) {
-            this.in = in;
+        void clear() {
+            kind = -1;
+            a = b = 0;
+            nameId = -1;
+            explicitFrame = false;
+        }
+    }
+
+    /** Reads the agent's records (a JSON subset: objects, arrays, strings, integers, literals). */
+    private static final class Scanner {
+        byte[] b;
+        int i, end;
+        final Map<String, Integer> names;
+
+        Scanner(Map<String, Integer> names) {
+            this.names = names;
         }
 
-        byte[] next() throws IOException {
-            cur.reset();
-            int c;
-            while ((c = in.read()) >= 0 && c != '\n') cur.write(c);
-            if (c < 0 && cur.size() == 0) return null;
-            return cur.toByteArray();
+        void reset(byte[] b, int start, int end) {
+            this.b = b;
+            this.i = start;
+            this.end = end;
         }
+
+        boolean eat(char c) {
+            ws();
+            if (i < end && b[i] == c) {
+                i++;
+                return true;
+            }
+            return false;
+        }
+
+        void ws() {
+            while (i < end && b[i] <= ' ') i++;
+        }
+
+        /** A string token (the opening quote at i), decoded. */
+        String string() {
+            ws();
+            i++; // '"'
+            int s = i;
+            boolean plain = true;
+            while (i < end && b[i] != '"') {
+                if (b[i] == '\\') {
+                    plain = false;
+                    i++;
+                }
+                i++;
+            }
+            String out;
+            if (plain) out = new String(b, s, i - s, StandardCharsets.UTF_8);
+            else out = unescape(new String(b, s, i - s, StandardCharsets.UTF_8));
+            i++; // '"'
+            return out;
+        }
+
+        int name() {
+            String s = string();
+            Integer id = names.get(s);
+            if (id == null) {
+                id = names.size();
+                names.put(s, id);
+            }
+            return id;
+        }
+
+        long number() {
+            ws();
+            boolean neg = i < end && b[i] == '-';
+            if (neg) i++;
+            long v = 0;
+            while (i < end && b[i] >= '0' && b[i] <= '9') v = v * 10 + (b[i++] - '0');
+            return neg ? -v : v;
+        }
+
+        /** Skips any value. */
+        void skip() {
+            ws();
+            if (i >= end) return;
+            byte c = b[i];
+            if (c == '"') {
+                i++;
+                while (i < end && b[i] != '"') i += b[i] == '\\' ? 2 : 1;
+                i++;
+            } else if (c == '{' || c == '[') {
+                int depth = 0;
+                while (i < end) {
+                    byte x = b[i];
+                    if (x == '"') {
+                        skip();
+                        continue;
+                    }
+                    i++;
+                    if (x == '{' || x == '[') depth++;
+                    else if ((x == '}' || x == ']') && --depth == 0) break;
+                }
+            } else {
+                while (i < end && b[i] != ',' && b[i] != '}' && b[i] != ']') i++;
+            }
+        }
+
+        /** A variable object into v. */
+        void var(Var v) {
+            v.clear();
+            if (!eat('{')) {
+                skip();
+                return;
+            }
+            if (eat('}')) return;
+            do {
+                String k = string();
+                eat(':');
+                switch (k) {
+                    case "local": v.kind = K_LOCAL; v.nameId = name(); break;
+                    case "field": v.kind = K_FIELD; v.nameId = name(); break;
+                    case "static": v.kind = K_STATIC; v.nameId = name(); break;
+                    case "name": v.nameId = name(); break;
+                    case "frame": v.a = number(); v.explicitFrame = true; break;
+                    case "obj": v.a = number(); break;
+                    case "elem": v.kind = 4; v.a = number(); break;
+                    case "index": v.b = number(); break;
+                    case "ret": v.kind = K_RET; v.a = number(); break;
+                    default: skip();
+                }
+            } while (eat(','));
+            eat('}');
+        }
+
+        private static String unescape(String s) {
+            StringBuilder out = new StringBuilder(s.length());
+            for (int k = 0; k < s.length(); k++) {
+                char c = s.charAt(k);
+                if (c != '\\' || k + 1 >= s.length()) {
+                    out.append(c);
+                    continue;
+                }
+                char e = s.charAt(++k);
+                switch (e) {
+                    case 'n': out.append('\n'); break;
+                    case 'r': out.append('\r'); break;
+                    case 't': out.append('\t'); break;
+                    case 'b': out.append('\b'); break;
+                    case 'f': out.append('\f'); break;
+                    case 'u':
+                        out.append((char) Integer.parseInt(s.substring(k + 1, k + 5), 16));
+                        k += 4;
+                        break;
+                    default: out.append(e);
+                }
+            }
+            return out.toString();
+        }
+    }
+
+    /** Per frame: its enter and exit events, its last branch, whether the test body called it. */
+    private static final class FrameInfo {
+        int enter = -1, exit = -1, lastBranch = -1;
+        boolean top;
+        int method = -1;
     }
 
     /** The events of the test and what each depends on. */
     private static final class Graph {
-        final List<int[]> deps = new ArrayList<>();
-        final List<Integer> kinds = new ArrayList<>(), frameOf = new ArrayList<>();
-        final Map<Integer, FrameInfo> frames = new HashMap<>();
-        final Map<String, Integer> reaching = new HashMap<>();
-        final HashSet<String> duas = new HashSet<>();
-        final List<Integer> stmts = new ArrayList<>();
-        final HashSet<Integer> roots = new HashSet<>();
+        int n;
+        int[] kind = new int[1024], frameOf = new int[1024], stmt = new int[1024];
+        /** Dependencies: deps[depStart[i] .. depStart[i+1]). */
+        int[] depStart = new int[1025];
+        int[] deps = new int[4096];
+        int depCount;
+        final Map<Long, FrameInfo> frames = new HashMap<>();
+        final LongIntMap reaching = new LongIntMap(); // (kind, a) x b -> defining event
+        /** The DUAs seen: (def statement, use statement) x variable name. */
+        final LongIntMap duas = new LongIntMap();
+        final List<Integer> roots = new ArrayList<>();
+        final Map<String, Integer> names = new HashMap<>();
+        final Scanner sc = new Scanner(names);
+        final Var v1 = new Var(), v2 = new Var();
 
-        void add(String line) {
-            int i = kinds.size();
-            Map<String, Object> e = Json.object(line);
-            String k = (String) e.get("k");
-            int kind = k == null ? OTHER : k.equals("enter") ? ENTER : k.equals("exit") ? EXIT : k.equals("def") ? DEF
-                    : k.equals("use") ? USE : k.equals("branch") ? BRANCH : k.equals("alloc") ? ALLOC : OTHER;
-            int frame = num(e.get("frame"));
-            int stmt = num(e.get("stmt"));
-            kinds.add(kind);
-            frameOf.add(frame);
-            stmts.add(stmt);
-            IntList d = new IntList();
+        void add(Lines line) {
+            if (n == kind.length) grow();
+            int i = n++;
+            depStart[i] = depCount;
+            Scanner s = sc;
+            s.reset(line.buf, line.start, line.end);
+            int k = OTHER, st = -1;
+            long frame = -1, caller = -1, obj = -1;
+            boolean hasCaller = false, length = false;
+            int method = -1;
+            List<Integer> fields = null;
+            Var var = null, from = null;
+            boolean first = true;
+            if (!s.eat('{')) {
+                roots.add(i);
+                finish(i, k, (int) frame, st);
+                return;
+            }
+            do {
+                String key = s.string();
+                s.eat(':');
+                switch (key) {
+                    case "k": {
+                        String kk = s.string();
+                        k = kk.equals("enter") ? ENTER : kk.equals("exit") ? EXIT : kk.equals("def") ? DEF
+                                : kk.equals("use") ? USE : kk.equals("branch") ? BRANCH : kk.equals("alloc") ? ALLOC : OTHER;
+                        break;
+                    }
+                    case "frame": frame = s.number(); break;
+                    case "caller": caller = s.number(); hasCaller = true; break;
+                    case "stmt": st = (int) s.number(); break;
+                    case "method": method = s.name(); break;
+                    case "obj": obj = s.number(); break;
+                    case "length": s.number(); length = true; break;
+                    case "var": s.var(v1); var = v1; break;
+                    case "from": s.var(v2); from = v2; break;
+                    case "uses": {
+                        finishHeader(i, k, frame, st);
+                        first = false;
+                        if (s.eat('[') && !s.eat(']')) {
+                            do {
+                                s.var(v1);
+                                read(i, (int) frame, st, v1);
+                            } while (s.eat(','));
+                            s.eat(']');
+                        }
+                        break;
+                    }
+                    case "fields": {
+                        fields = new ArrayList<>();
+                        if (s.eat('[') && !s.eat(']')) {
+                            do {
+                                s.eat('{');
+                                do {
+                                    String fk = s.string();
+                                    s.eat(':');
+                                    if (fk.equals("field")) fields.add(s.name());
+                                    else s.skip();
+                                } while (s.eat(','));
+                                s.eat('}');
+                            } while (s.eat(','));
+                            s.eat(']');
+                        }
+                        break;
+                    }
+                    default: s.skip();
+                }
+            } while (s.eat(','));
+            if (first) finishHeader(i, k, frame, st);
             FrameInfo fi = frames.get(frame);
-            if (fi != null && kind != ENTER) d.add(fi.enter);
-            switch (kind) {
+            switch (k) {
                 case ENTER: {
-                    FrameInfo n = new FrameInfo();
-                    n.enter = i;
-                    n.method = (String) e.get("method");
-                    Object caller = e.get("caller");
-                    n.top = caller == null;
-                    FrameInfo c = caller == null ? null : frames.get(num(caller));
-                    if (c != null) d.add(c.enter);
-                    frames.put(frame, n);
+                    FrameInfo nf = new FrameInfo();
+                    nf.enter = i;
+                    nf.method = method;
+                    nf.top = !hasCaller;
+                    FrameInfo c = hasCaller ? frames.get(caller) : null;
+                    if (c != null) dep(c.enter);
+                    frames.put(frame, nf);
                     break;
                 }
                 case EXIT:
                     if (fi != null) fi.exit = i;
                     break;
-                case DEF: {
-                    Object from = e.get("from");
-                    if (from != null) read(i, frame, stmt, from, d);
-                    reaching.put(key(e.get("var"), frame), i);
+                case DEF:
+                    if (from != null) read(i, (int) frame, st, from);
+                    if (var != null) put(var, frame, i);
                     break;
-                }
                 case USE:
-                    read(i, frame, stmt, e.get("var"), d);
+                    if (var != null) read(i, (int) frame, st, var);
                     break;
-                case BRANCH: {
-                    Object uses = e.get("uses");
-                    if (uses instanceof List) for (Object u : (List<?>) uses) read(i, frame, stmt, u, d);
+                case BRANCH:
                     if (fi != null) fi.lastBranch = i;
                     break;
-                }
-                case ALLOC: {
-                    long obj = lnum(e.get("obj"));
-                    Object fields = e.get("fields");
-                    if (fields instanceof List)
-                        for (Object f : (List<?>) fields)
-                            if (f instanceof Map) reaching.put("F" + obj + "|" + ((Map<?, ?>) f).get("field"), i);
-                    if (e.get("length") != null) reaching.put("A" + obj, i);
+                case ALLOC:
+                    if (fields != null) for (int f : fields) reaching.put(K_FIELD, obj, f, i);
+                    if (length) reaching.put(K_ARRAY, obj, 0, i);
                     break;
-                }
                 default:
                     roots.add(i); // a record this compactor does not know: kept
                     break;
             }
-            deps.add(d.toArray());
+            depStart[i + 1] = depCount;
+        }
+
+        private void finishHeader(int i, int k, long frame, int st) {
+            kind[i] = k;
+            frameOf[i] = (int) frame;
+            stmt[i] = st;
+            FrameInfo fi = frames.get(frame);
+            if (fi != null && k != ENTER) dep(fi.enter);
+        }
+
+        private void finish(int i, int k, int frame, int st) {
+            kind[i] = k;
+            frameOf[i] = frame;
+            stmt[i] = st;
+            depStart[i + 1] = depCount;
+        }
+
+        private void grow() {
+            int m = kind.length * 2;
+            kind = java.util.Arrays.copyOf(kind, m);
+            frameOf = java.util.Arrays.copyOf(frameOf, m);
+            stmt = java.util.Arrays.copyOf(stmt, m);
+            depStart = java.util.Arrays.copyOf(depStart, m + 1);
+        }
+
+        private void dep(int d) {
+            if (d < 0) return;
+            if (depCount == deps.length) deps = java.util.Arrays.copyOf(deps, deps.length * 2);
+            deps[depCount++] = d;
+        }
+
+        private void put(Var v, long frame, int i) {
+            long a = v.kind == K_LOCAL && !v.explicitFrame ? frame : v.a;
+            long b = v.kind == K_LOCAL || v.kind == K_FIELD || v.kind == K_STATIC ? v.nameId : v.b;
+            if (v.kind == K_STATIC) a = 0;
+            if (v.kind >= 0) reaching.put(v.kind, a, b, i);
         }
 
         /** A read of variable v by event i: its reaching definition is a dependency, a new DUA a root. */
-        private void read(int i, int frame, int stmt, Object v, IntList d) {
-            if (!(v instanceof Map)) return;
-            Map<?, ?> m = (Map<?, ?>) v;
-            Object f = m.get("frame");
-            if (f != null) {
-                FrameInfo o = frames.get(num(f));
-                if (o != null) d.add(o.enter);
+        private void read(int i, int frame, int st, Var v) {
+            if (v.kind < 0) return;
+            if (v.explicitFrame || v.kind == K_RET) {
+                FrameInfo o = frames.get(v.a);
+                if (o != null) dep(o.enter);
             }
-            Object ret = m.get("ret");
-            if (ret != null) {
-                FrameInfo o = frames.get(num(ret));
-                if (o != null) d.add(o.enter);
+            long a = v.kind == K_LOCAL && !v.explicitFrame ? frame : v.a;
+            long b = v.kind == K_LOCAL || v.kind == K_FIELD || v.kind == K_STATIC ? v.nameId : v.b;
+            if (v.kind == K_STATIC) a = 0;
+            int r = reaching.get(v.kind, a, b);
+            if (r < 0 && v.kind == 4) r = reaching.get(K_ARRAY, v.a, 0);
+            if (r < 0) return;
+            dep(r);
+            // the DUA (def statement, use statement, variable name)
+            long name;
+            if (v.kind == K_RET) {
+                FrameInfo f = frames.get(v.a);
+                name = f == null ? -2 : f.method;
+                name = (name << 3) | K_RET;
+            } else {
+                name = ((long) v.nameId << 3) | (v.kind == 4 ? 4 : 1);
             }
-            Integer r = reaching.get(key(m, frame));
-            if (r == null && m.get("elem") != null) r = reaching.get("A" + lnum(m.get("elem")));
-            if (r == null) return;
-            d.add(r);
-            if (duas.add(stmts.get(r) + "|" + stmt + "|" + name(m))) roots.add(i);
-        }
-
-        private String key(Object v, int frame) {
-            if (!(v instanceof Map)) return "?";
-            Map<?, ?> m = (Map<?, ?>) v;
-            if (m.get("local") != null) {
-                Object f = m.get("frame");
-                return "L" + (f != null ? num(f) : frame) + "|" + m.get("local");
+            long pair = ((long) stmt[r] << 32) | (st & 0xffffffffL);
+            if (duas.get(1, pair, name) < 0) {
+                duas.put(1, pair, name, i);
+                roots.add(i);
             }
-            if (m.get("field") != null) return "F" + lnum(m.get("obj")) + "|" + m.get("field");
-            if (m.get("static") != null) return "S" + m.get("static");
-            if (m.get("elem") != null) return "E" + lnum(m.get("elem")) + "|" + lnum(m.get("index"));
-            if (m.get("ret") != null) return "R" + num(m.get("ret"));
-            return "?";
-        }
-
-        /** The variable name of a DUA (docs/trace-format.md, "Variable names"). */
-        private String name(Map<?, ?> m) {
-            if (m.get("local") != null) return (String) m.get("local");
-            if (m.get("field") != null) return (String) m.get("field");
-            if (m.get("static") != null) return (String) m.get("static");
-            if (m.get("elem") != null) return (m.get("name") == null ? "" : m.get("name")) + "[]";
-            FrameInfo f = frames.get(num(m.get("ret")));
-            return (f == null ? "?" : f.method) + "()";
         }
 
         boolean[] keep() {
-            int n = kinds.size();
             for (FrameInfo f : frames.values()) {
                 if (f.top) {
                     roots.add(f.enter);
@@ -278,31 +514,33 @@ final class Compactor {
                     if (f.lastBranch >= 0) roots.add(f.lastBranch);
                 }
             }
-            for (Map.Entry<String, Integer> r : reaching.entrySet()) {
-                String k = r.getKey();
-                if (k.startsWith("L")) {
-                    FrameInfo f = frames.get(Integer.parseInt(k.substring(1, k.indexOf('|'))));
-                    if (f == null || f.exit < 0) roots.add(r.getValue());
-                } else if (k.startsWith("R")) {
-                    FrameInfo f = frames.get(Integer.parseInt(k.substring(1)));
-                    if (f == null || f.exit < 0 || f.exit >= n - TAIL) roots.add(r.getValue());
-                } else roots.add(r.getValue());
-            }
+            reaching.forEach((kind, a, b, event) -> {
+                if (kind == K_LOCAL) {
+                    FrameInfo f = frames.get(a);
+                    if (f == null || f.exit < 0) roots.add(event);
+                } else if (kind == K_RET) {
+                    FrameInfo f = frames.get(a);
+                    if (f == null || f.exit < 0 || f.exit >= n - TAIL) roots.add(event);
+                } else roots.add(event);
+            });
             for (int i = Math.max(0, n - TAIL); i < n; i++) roots.add(i);
             boolean[] keep = new boolean[n];
-            ArrayDeque<Integer> work = new ArrayDeque<>(roots);
-            while (!work.isEmpty()) {
-                int i = work.pop();
+            int[] work = new int[Math.max(16, roots.size())];
+            int top = 0;
+            for (int r : roots) work[top++] = r;
+            while (top > 0) {
+                int i = work[--top];
                 if (i < 0 || i >= n || keep[i]) continue;
                 keep[i] = true;
-                for (int d : deps.get(i)) if (d >= 0 && !keep[d]) work.push(d);
-                int kind = kinds.get(i);
-                if (kind == ENTER || kind == EXIT) {
+                int more = depStart[i + 1] - depStart[i] + 2;
+                if (top + more > work.length) work = java.util.Arrays.copyOf(work, Math.max(work.length * 2, top + more));
+                for (int d = depStart[i]; d < depStart[i + 1]; d++) if (!keep[deps[d]]) work[top++] = deps[d];
+                if (kind[i] == ENTER || kind[i] == EXIT) {
                     // a frame is kept whole: its enter and its exit
-                    FrameInfo f = frames.get(frameOf.get(i));
+                    FrameInfo f = frames.get((long) frameOf[i]);
                     if (f != null) {
-                        if (f.enter >= 0 && !keep[f.enter]) work.push(f.enter);
-                        if (f.exit >= 0 && !keep[f.exit]) work.push(f.exit);
+                        if (f.enter >= 0 && !keep[f.enter]) work[top++] = f.enter;
+                        if (f.exit >= 0 && !keep[f.exit]) work[top++] = f.exit;
                     }
                 }
             }
@@ -310,122 +548,66 @@ final class Compactor {
         }
     }
 
-    private static int num(Object o) {
-        return o instanceof Long ? (int) (long) (Long) o : -1;
-    }
+    /** (kind, a, b) -> int, open addressing over plain arrays. */
+    private static final class LongIntMap {
+        private long[] ka = new long[1 << 12], kb = new long[1 << 12];
+        private int[] vals = new int[1 << 12];
+        private int size;
 
-    private static long lnum(Object o) {
-        return o instanceof Long ? (Long) o : -1;
-    }
-
-    private static final class IntList {
-        int[] a = new int[4];
-        int n;
-
-        void add(int v) {
-            if (v < 0) return;
-            if (n == a.length) a = java.util.Arrays.copyOf(a, n * 2);
-            a[n++] = v;
+        interface Each {
+            void accept(long kind, long a, long b, int value);
         }
 
-        int[] toArray() {
-            return java.util.Arrays.copyOf(a, n);
-        }
-    }
-
-    /** A small JSON reader for the agent's own records (objects, arrays, strings, integers, literals). */
-    static final class Json {
-        private final String s;
-        private int i;
-
-        private Json(String s) {
-            this.s = s;
+        private static long hash(long ka, long kb) {
+            long h = ka * 0x9E3779B97F4A7C15L ^ kb * 0xC2B2AE3D27D4EB4FL;
+            return h ^ (h >>> 29);
         }
 
-        @SuppressWarnings("unchecked")
-        static Map<String, Object> object(String line) {
-            Object v = new Json(line).value();
-            return v instanceof Map ? (Map<String, Object>) v : new HashMap<>();
+        private static long pack(long kind, long a) {
+            return (kind << 56) ^ (a + 1);
         }
 
-        private void ws() {
-            while (i < s.length() && s.charAt(i) <= ' ') i++;
-        }
-
-        private Object value() {
-            ws();
-            if (i >= s.length()) return null;
-            char c = s.charAt(i);
-            if (c == '{') {
-                i++;
-                Map<String, Object> m = new HashMap<>();
-                ws();
-                if (i < s.length() && s.charAt(i) == '}') {
-                    i++;
-                    return m;
-                }
-                while (i < s.length()) {
-                    ws();
-                    String k = string();
-                    ws();
-                    i++; // ':'
-                    m.put(k, value());
-                    ws();
-                    if (i < s.length() && s.charAt(i++) == '}') break;
-                }
-                return m;
-            }
-            if (c == '[') {
-                i++;
-                List<Object> l = new ArrayList<>();
-                ws();
-                if (i < s.length() && s.charAt(i) == ']') {
-                    i++;
-                    return l;
-                }
-                while (i < s.length()) {
-                    l.add(value());
-                    ws();
-                    if (i < s.length() && s.charAt(i++) == ']') break;
-                }
-                return l;
-            }
-            if (c == '"') return string();
-            int st = i;
-            while (i < s.length() && ",}] ".indexOf(s.charAt(i)) < 0) i++;
-            String t = s.substring(st, i);
-            if (t.equals("null")) return null;
-            if (t.equals("true")) return Boolean.TRUE;
-            if (t.equals("false")) return Boolean.FALSE;
-            try {
-                return Long.parseLong(t);
-            } catch (NumberFormatException e) {
-                return t; // a float (entry values): not needed here
+        int get(long kind, long a, long b) {
+            long x = pack(kind, a);
+            int mask = ka.length - 1;
+            for (int h = (int) hash(x, b) & mask; ; h = (h + 1) & mask) {
+                if (ka[h] == 0) return -1;
+                if (ka[h] == x && kb[h] == b) return vals[h];
             }
         }
 
-        private String string() {
-            StringBuilder b = new StringBuilder();
-            i++; // '"'
-            while (i < s.length()) {
-                char c = s.charAt(i++);
-                if (c == '"') break;
-                if (c != '\\') {
-                    b.append(c);
-                    continue;
-                }
-                char e = s.charAt(i++);
-                switch (e) {
-                    case 'n': b.append('\n'); break;
-                    case 'r': b.append('\r'); break;
-                    case 't': b.append('\t'); break;
-                    case 'b': b.append('\b'); break;
-                    case 'f': b.append('\f'); break;
-                    case 'u': b.append((char) Integer.parseInt(s.substring(i, i + 4), 16)); i += 4; break;
-                    default: b.append(e);
-                }
+        void put(long kind, long a, long b, int v) {
+            if ((size + 1) * 2 > ka.length) rehash();
+            long x = pack(kind, a);
+            int mask = ka.length - 1;
+            int h = (int) hash(x, b) & mask;
+            while (ka[h] != 0 && !(ka[h] == x && kb[h] == b)) h = (h + 1) & mask;
+            if (ka[h] == 0) size++;
+            ka[h] = x;
+            kb[h] = b;
+            vals[h] = v;
+        }
+
+        void forEach(Each e) {
+            for (int h = 0; h < ka.length; h++)
+                if (ka[h] != 0) e.accept(ka[h] >>> 56, (ka[h] & ((1L << 56) - 1)) - 1, kb[h], vals[h]);
+        }
+
+        private void rehash() {
+            long[] oa = ka, ob = kb;
+            int[] ov = vals;
+            ka = new long[oa.length * 2];
+            kb = new long[oa.length * 2];
+            vals = new int[oa.length * 2];
+            int mask = ka.length - 1;
+            for (int i = 0; i < oa.length; i++) {
+                if (oa[i] == 0) continue;
+                int h = (int) hash(oa[i], ob[i]) & mask;
+                while (ka[h] != 0) h = (h + 1) & mask;
+                ka[h] = oa[i];
+                kb[h] = ob[i];
+                vals[h] = ov[i];
             }
-            return b.toString();
         }
     }
 }

@@ -57,6 +57,12 @@ public final class R {
     private static Out tests; // tests part file of this JVM
     private static Out stmts; // shared statement table (work/statements.jsonl)
     private static long cap = 2_000_000L;
+    /**
+     * A test is recorded for at most this many times the cap (compactions included): past it,
+     * it is truncated and runs at nearly full speed, so that a loop of a billion iterations ends
+     * within the time-out instead of being killed.
+     */
+    private static final long BUDGET = 5;
     private static boolean initialized;
 
     // ---- registration tables (filled at instrumentation time) ----
@@ -84,11 +90,14 @@ public final class R {
 
     // ---- per-test state ----
     private static volatile boolean active;
+    /** Events are recorded (a test is running and was not truncated): the instrumented code's fast check. */
+    private static volatile boolean recording;
     private static volatile int phase;
     private static String testId;
     private static long events; // event lines of the test in the file
     private static long capCount; // events counted against the cap since the last compaction
     private static long compacted; // events compaction dropped
+    private static long total; // events committed in the test, compacted ones included
     private static long testStart; // file position of the test's first event line
     private static boolean truncated;
     private static String truncatedWhy;
@@ -309,6 +318,7 @@ public final class R {
             events = 0;
             capCount = 0;
             compacted = 0;
+            total = 0;
             seq = 0;
             truncated = false;
             truncatedWhy = null;
@@ -336,6 +346,7 @@ public final class R {
             }
             testStart = tests.position();
             active = true;
+            recording = true;
         }
     }
 
@@ -354,6 +365,7 @@ public final class R {
             String testClass, String testMethod, String note) {
         synchronized (LOCK) {
             active = false;
+            recording = false;
             // first of all, let the test's objects go (the failure may be an OutOfMemoryError)
             ids.release();
             reach.release();
@@ -518,7 +530,7 @@ public final class R {
     // =====================================================================================
 
     private static boolean live(int frame) {
-        return active && frame >= firstFrame;
+        return recording && frame >= firstFrame;
     }
 
     /**
@@ -542,8 +554,14 @@ public final class R {
         if (ts.initDepth > 0 && initThread == Thread.currentThread()) {
             initOwn++;
             if (++initEvents >= cap) initOverflow = true;
-        } else if (++capCount >= cap && initThread == null) {
-            capReached();
+        } else {
+            if (++capCount >= cap && initThread == null) capReached();
+            if (++total >= cap * BUDGET && !truncated) {
+                truncated = true;
+                recording = false;
+                truncatedWhy = "the test ran more than " + BUDGET + " times the event cap (" + cap * BUDGET
+                        + " events); the events after that are not recorded";
+            }
         }
         if (tests.due()) {
             try {
@@ -570,13 +588,14 @@ public final class R {
             capCount = kept;
         } else {
             truncated = true;
+            recording = false;
             truncatedWhy = "the test ran past the event cap of " + cap + " events and compaction could not keep it under "
                     + cap / 2 + (why == null ? "" : " (" + why + ")") + "; the events after that are not recorded";
         }
     }
 
     public static int id(Object o) {
-        if (o == null || !active) return 0;
+        if (o == null || !recording) return 0;
         synchronized (LOCK) {
             return idLocked(o);
         }
@@ -593,16 +612,16 @@ public final class R {
 
     /** Whether a method entered now on this thread is called by the test body (no instrumented frame is active). */
     public static boolean topLevel() {
-        if (!active || phase == PHASE_AFTER) return false;
+        if (!recording || phase == PHASE_AFTER) return false;
         Frame top = TS.get().top();
         return top == null || top.id < firstFrame;
     }
 
     /** Method entry from the test body, with the argument values (primitives boxed) for the enter's "values". */
     public static int enterTop(int mid, Object self, Object[] args) {
-        if (!active) return -1;
+        if (!recording) return -1;
         synchronized (LOCK) {
-            if (!active) return -1;
+            if (!recording) return -1;
             String values = null;
             boolean was = busy;
             busy = true; // reflection on the receiver's fields runs no instrumented code, but be sure
@@ -629,7 +648,7 @@ public final class R {
     }
 
     private static int enter(int mid, Object self, String values) {
-        if (!active) return -1;
+        if (!recording) return -1;
         synchronized (LOCK) {
             TState ts = TS.get();
             if (!accepting(ts)) return -1;
@@ -1096,7 +1115,7 @@ public final class R {
 
     /** The id of an object about to be written (field or element): records writes to static state. */
     public static int idw(Object o) {
-        if (o == null || !active) return 0;
+        if (o == null || !recording) return 0;
         synchronized (LOCK) {
             if (reachOn) {
                 int root = reach.get(o);

@@ -34,7 +34,7 @@ import java.util.zip.ZipEntry;
  * 1 anything else.
  */
 public final class Supervisor {
-    static String cp, include, exclude = "", tests, out, sourcepath = "", subject, java, failClass, junit, asm;
+    static String cp, include, exclude = "", tests, out, sourcepath = "", subject, java, failClass, junit, asm, shownAs;
     static int timeout = 60;
     static long cap = 0;
     static boolean gzip, keepWork, quiet, verbose;
@@ -89,6 +89,7 @@ public final class Supervisor {
                 case "--fail-class": failClass = a[++i]; break;
                 case "--junit": junit = a[++i]; break;
                 case "--asm": asm = a[++i]; break;
+                case "--shown-as": shownAs = a[++i]; break; // paf writes aside and moves the bundle into place
                 case "--gzip": gzip = true; break;
                 case "--keep-work": keepWork = true; break;
                 case "--quiet": quiet = true; break;
@@ -114,7 +115,7 @@ public final class Supervisor {
         Set<String> skip = new LinkedHashSet<>();
         int part = 0, lost = 0;
         long t0 = System.nanoTime();
-        if (!quiet) System.err.println("paf trace: tracing " + tests.split(",").length + " test class(es) -> " + bundle);
+        if (!quiet) System.err.println("paf trace: tracing " + tests.split(",").length + " test class(es) -> " + shown(bundle));
         while (true) {
             File skipFile = new File(work, "skip.txt");
             Files.write(skipFile.toPath(), String.join("\n", skip).concat("\n").getBytes(StandardCharsets.UTF_8));
@@ -179,7 +180,7 @@ public final class Supervisor {
         Summary s = assemble(bundle, work, part, wallMs, lost);
         if (!keepWork) deleteTree(work);
         if (s.tests == 0) {
-            System.err.println("paf trace: no test was recorded; the bundle " + bundle + " is empty");
+            System.err.println("paf trace: no test was recorded; the bundle " + shown(bundle) + " is empty");
             System.exit(1);
         }
         if (s.classes == 0)
@@ -473,7 +474,7 @@ public final class Supervisor {
         write(new File(bundle, "manifest.json"), m.toString().getBytes(StandardCharsets.UTF_8));
         System.err.printf("paf trace: %d tests (%d pass, %d fail, %d truncated), %d events, %d bytes of events, %d statements, "
                 + "%d classes instrumented, %d instrumentation errors, %d JVM(s), %.1f s -> %s%n",
-                nTests, pass, fail, trunc, events, bytes, nStmts, classes, errors.size(), parts + 1, wallMs / 1000.0, bundle);
+                nTests, pass, fail, trunc, events, bytes, nStmts, classes, errors.size(), parts + 1, wallMs / 1000.0, shown(bundle));
         for (String e : errors) System.err.println("paf trace: instrumentation error: " + e);
         Summary s = new Summary();
         s.tests = nTests;
@@ -515,6 +516,11 @@ public final class Supervisor {
         } else {
             Files.write(f.toPath(), b);
         }
+    }
+
+    /** The bundle's path as the user named it. */
+    static String shown(File bundle) {
+        return shownAs != null ? shownAs : bundle.getPath();
     }
 
     static String q(String s) {

@@ -82,6 +82,57 @@ $CHECK cases "$TD/cap/src" "$TD/cap/expected.json" "$OUT/cap.rank.json" "$OUT/ca
 python3 "$ROOT/scripts/check-schema.py" "$OUT/motivating" "$OUT/library" "$OUT/static-state" "$OUT/robustness" \
   "$OUT/cases" "$OUT/cap" > /dev/null && echo "ok: every bundle traced here matches docs/trace-format.schema.json"
 
+echo "== usage errors, an installed paf, JUnit and ASM from elsewhere (issue 11, defects 10-12)"
+# CODE PATTERN COMMAND...: the command exits with CODE and says PATTERN on one line of stderr
+# (LINES=N allows N lines, for an error found after the tests ran).
+expect() {
+  local want=$1 pat=$2; shift 2
+  set +e; "$@" > "$OUT/expect.out" 2> "$OUT/expect.err"; local got=$?; set -e
+  if [ "$got" != "$want" ] || ! grep -q -e "$pat" "$OUT/expect.err" || [ "$(grep -c . "$OUT/expect.err")" -gt "${LINES:-1}" ]; then
+    echo "FAIL: expected exit $want and one line with '$pat' from: $*"; echo "got exit $got:"; cat "$OUT/expect.err"; exit 1
+  fi
+  echo "ok: exit $got: $(grep -e "$pat" "$OUT/expect.err")"
+}
+MOT=(--classpath "$OUT/classes/motivating" --tests org.example.ProjectEntryTest)
+: > "$OUT/a-file"
+expect 2 "--include org.exampel" "$PAF" trace java "${MOT[@]}" --include org.exampel -o "$OUT/u1"
+expect 2 "--classpath" "$PAF" trace java --classpath "$OUT/no-such-dir" --include org.example --tests org.example.ProjectEntryTest -o "$OUT/u2"
+expect 2 "--tests" "$PAF" trace java "${MOT[@]/ProjectEntryTest/ProjectEntryTst}" --include org.example -o "$OUT/u3"
+expect 2 "-o $OUT/a-file" "$PAF" trace java "${MOT[@]}" --include org.example -o "$OUT/a-file"
+expect 2 "--java /nope/java" "$PAF" trace java "${MOT[@]}" --include org.example --java /nope/java -o "$OUT/u4"
+expect 2 "PAF_TRACER_JAVA" env PAF_TRACER_JAVA=/nope "$PAF" trace java "${MOT[@]}" --include org.example -o "$OUT/u5"
+LINES=2 expect 2 "--include org.shelf: the tests loaded no class" "$PAF" trace java --quiet --classpath "$OUT/classes/motivating:$OUT/classes/library" \
+  --tests org.example.ProjectEntryTest --include org.shelf -o "$OUT/u6"
+for u in u1 u2 u3 u4 u5 u6; do [ ! -e "$OUT/$u" ] || { echo "FAIL: a usage error left $OUT/$u behind"; exit 1; }; done
+"$PAF" trace java --quiet "${MOT[@]}" --include org.example -o "$OUT/quiet" 2> "$OUT/quiet.err"
+grep -q "^paf trace: 4 tests" "$OUT/quiet.err" && ! grep -q -e "-javaagent" "$OUT/quiet.err" \
+  || { echo "FAIL: --quiet must print the summary and no command line:"; cat "$OUT/quiet.err"; exit 1; }
+echo "ok: --quiet prints the summary, not the command line"
+# JUnit and ASM from a Maven-like repository (other names, other place); -v shows the command lines
+M2="$OUT/m2"; mkdir -p "$M2"
+cp "$J/junit4.jar" "$M2/junit-4.13.2.jar"; cp "$J/hamcrest-core.jar" "$M2/hamcrest-core-1.3.jar"
+for a in asm asm-tree asm-analysis; do cp "$J/$a.jar" "$M2/$a-9.4.jar"; done
+PAF_JUNIT_CLASSPATH="$M2/junit-4.13.2.jar:$M2/hamcrest-core-1.3.jar" "$PAF" trace java -v "${MOT[@]}" --include org.example \
+  --asm "$M2/asm-9.4.jar:$M2/asm-tree-9.4.jar:$M2/asm-analysis-9.4.jar" -o "$OUT/m2-bundle" 2> "$OUT/m2.err"
+grep -e "-javaagent" "$OUT/m2.err" | grep -q "asm=$M2/asm-9.4.jar" && grep -e "-javaagent" "$OUT/m2.err" | grep -q "$M2/junit-4.13.2.jar" \
+  && ! grep -e "-javaagent" "$OUT/m2.err" | grep -q "$J/junit4.jar" \
+  || { echo "FAIL: --asm and \$PAF_JUNIT_CLASSPATH must replace Debian's jars:"; cat "$OUT/m2.err"; exit 1; }
+echo "ok: JUnit and ASM taken from \$PAF_JUNIT_CLASSPATH and --asm (-v shows the command line)"
+"$PAF" trace java -v --classpath "$OUT/classes/motivating:$M2/junit-4.13.2.jar:$M2/hamcrest-core-1.3.jar" \
+  --tests org.example.ProjectEntryTest --include org.example -o "$OUT/own-junit" 2> "$OUT/own-junit.err"
+grep -e "-javaagent" "$OUT/own-junit.err" | grep -q "$J/junit4.jar" \
+  && { echo "FAIL: a class path with its own JUnit got Debian's too:"; cat "$OUT/own-junit.err"; exit 1; }
+echo "ok: a class path that carries its own JUnit gets no second one"
+# an installed paf: no checkout around it, the tracer built from the sources embedded in the binary
+mkdir -p "$OUT/installed/a/b/c"; cp "$PAF" "$OUT/installed/a/b/c/paf"; rm -rf "$OUT/cache"
+env -u PAF_TRACER_JAVA XDG_CACHE_HOME="$OUT/cache" "$OUT/installed/a/b/c/paf" trace java --quiet "${MOT[@]}" \
+  --include org.example --sourcepath "$TD/motivating/src" -o "$OUT/installed-bundle" 2> "$OUT/installed.err" \
+  || { echo "FAIL: an installed paf cannot trace:"; cat "$OUT/installed.err"; exit 1; }
+ls "$OUT"/cache/paf/tracer-java-*/build/paf-agent.jar > /dev/null
+"$PAF" rank "$OUT/installed-bundle" --format json > "$OUT/installed.rank.json"
+$CHECK motivating "$OUT/installed.rank.json" static > /dev/null
+echo "ok: a copied paf builds its embedded tracer into \$XDG_CACHE_HOME/paf and traces Table 1"
+
 echo "== order dependence (paf od detect through run-order.sh on static-state; rank --exclude-od)"
 # The runner command is shell words (quoted with %q); paf appends the tests file and -o RESULTS
 # as arguments of their own, so no test id is ever parsed by a shell. The read/write sets come

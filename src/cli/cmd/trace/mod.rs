@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use clap::{Args, Subcommand};
 
 use super::super::{CliError, exit, output};
-use crate::engine::{self, Jobs, Options};
+use crate::engine::{self, Jobs};
 use crate::trace::Bundle;
 use tracer::{Deps, Tracer};
 
@@ -296,9 +296,7 @@ fn add_static_duas(
         ))
     };
     let opened = Bundle::open(bundle).map_err(unreadable)?;
-    let analysis = engine::analyze(&opened, &Options::default(), Jobs::all_cores(), &mut ())
-        .map_err(unreadable)?;
-    let uses = analysis.crash_uses(&opened.tables.statements);
+    let uses = engine::crash_uses(&opened, Jobs::all_cores(), &mut ()).map_err(unreadable)?;
     drop(opened);
     if uses.is_empty() {
         return Ok((0, 0));

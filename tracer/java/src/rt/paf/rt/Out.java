@@ -72,10 +72,13 @@ final class Out {
         int n = recStart;
         if (n == 0) return;
         fos.write(buf, 0, n); // all or nothing (see the class comment)
-        System.arraycopy(buf, n, buf, 0, pos - n);
-        pos -= n;
-        recStart = 0;
+        // the state first: should the copy below fail, the record in progress is rolled back
+        // to position 0 by its caller, and nothing written is written twice
+        int rest = pos - n;
         fileOffset += n;
+        recStart = 0;
+        pos = rest;
+        if (rest > 0) System.arraycopy(buf, n, buf, 0, rest);
     }
 
     /** Makes room for n more bytes of the current record. */

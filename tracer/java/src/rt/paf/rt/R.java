@@ -947,8 +947,11 @@ public final class R {
                 tests.truncate(initMark);
                 events = initMarkEvents;
                 seq = initMarkSeq;
-            } catch (IOException e) {
-                ioError(e);
+            } catch (Throwable e) {
+                // the file and the counts may disagree now: stop recording this test
+                truncated = true;
+                recording = false;
+                truncatedWhy = "the class initializer " + initClass + "'s events could not be rolled back (" + e + ")";
             }
         } else if (initOverflow) {
             truncated = true;

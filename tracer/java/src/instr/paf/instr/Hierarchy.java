@@ -3,7 +3,6 @@ package paf.instr;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -162,12 +161,5 @@ final class Hierarchy {
         List<String> chainA = superChain(a);
         for (String t : superChain(b)) if (chainA.contains(t)) return t;
         return "java/lang/Object";
-    }
-
-    /** Names of the classes read so far (for tests). */
-    synchronized Set<String> known() {
-        Set<String> out = new HashSet<>();
-        for (Map.Entry<String, Info> e : cache.entrySet()) if (e.getValue() != MISSING) out.add(e.getKey());
-        return Collections.unmodifiableSet(out);
     }
 }

@@ -172,7 +172,18 @@ public final class StaticDuas {
 
     // ---------------------------------------------------------------- index
 
-    /** Reads every included class on the class path once: stores, allocations, returns. */
+    /** Methods ("cls.name+desc") that store (PUTFIELD/PUTSTATIC) or load a field, by its simple name. */
+    private final Map<String, Set<String>> storesOf = new HashMap<>(), loadsOf = new HashMap<>();
+    /** Methods with an array store or an array allocation. */
+    private final Set<String> arrayMethods = new LinkedHashSet<>();
+    /** Methods analyzed into the maps above. */
+    private final Set<String> indexed = new HashSet<>();
+
+    /**
+     * Reads every included class on the class path once, cheaply: which methods store or load
+     * which fields and which touch arrays. The methods a query needs are analyzed (frames,
+     * statements) only when it comes ({@link #ensureIndexed}).
+     */
     void index(List<File> entries) throws IOException {
         for (File e : entries) for (String c : classesIn(e)) if (filter.wanted(c)) included.add(c);
         for (String c : new ArrayList<>(included)) {
@@ -185,11 +196,44 @@ public final class StaticDuas {
             for (FieldNode f : cn.fields)
                 if ((f.access & ACC_STATIC) == 0) fieldDecls.put(c.replace('/', '.') + "." + f.name, declSite(cn, file, f));
             for (MethodNode mn : cn.methods) {
-                MethodInstrumenter mi = analyze(cn, mn, false);
-                if (mi != null) indexMethod(cn, mn, mi);
+                String m = cn.name + "." + mn.name + mn.desc;
+                for (AbstractInsnNode n = mn.instructions.getFirst(); n != null; n = n.getNext()) {
+                    int op = n.getOpcode();
+                    if (op == PUTFIELD || op == PUTSTATIC)
+                        storesOf.computeIfAbsent(((FieldInsnNode) n).name, k -> new LinkedHashSet<>()).add(m);
+                    else if (op == GETFIELD || op == GETSTATIC)
+                        loadsOf.computeIfAbsent(((FieldInsnNode) n).name, k -> new LinkedHashSet<>()).add(m);
+                    else if ((op >= IASTORE && op <= SASTORE) || isNewArray(n)) arrayMethods.add(m);
+                }
             }
             nodes.remove(c); // read again only for a query
         }
+    }
+
+    /** Analyzes these methods ("cls.name+desc") into the stores, allocations and returns maps. */
+    private void ensureIndexed(Set<String> methods) {
+        for (String m : methods) {
+            if (!indexed.add(m)) continue;
+            int dot = m.lastIndexOf('.', m.indexOf('('));
+            ClassNode cn = node(m.substring(0, dot));
+            if (cn == null) continue;
+            for (MethodNode mn : cn.methods) {
+                if (!(mn.name + mn.desc).equals(m.substring(dot + 1))) continue;
+                MethodInstrumenter mi = analyze(cn, mn, false);
+                if (mi != null) indexMethod(cn, mn, mi);
+            }
+        }
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> out = new LinkedHashSet<>();
+        if (a != null) out.addAll(a);
+        if (b != null) out.addAll(b);
+        return out;
+    }
+
+    private static String simpleName(String qualified) {
+        return qualified.substring(qualified.lastIndexOf('.') + 1);
     }
 
     private Site declSite(ClassNode owner, String source, FieldNode field) {
@@ -372,12 +416,20 @@ public final class StaticDuas {
             case MethodInstrumenter.S_FIELD:
             case MethodInstrumenter.S_STATIC:
                 if (!s.name.equals(var)) break;
+                ensureIndexed(union(storesOf.get(simpleName(var)), null));
                 for (Site x : fieldStores.getOrDefault(var, new ArrayList<>())) out.add(x.id());
                 if (s.kind == MethodInstrumenter.S_FIELD && fieldDecls.containsKey(var)) out.add(fieldDecls.get(var).id());
                 break;
             case MethodInstrumenter.S_ELEM: {
                 String n = (s.array == null ? "" : s.array) + "[]";
                 if (!n.equals(var)) break;
+                if (s.array != null) {
+                    // the stores through the field, and the field's stores (of an allocation)
+                    Set<String> through = new LinkedHashSet<>(arrayMethods);
+                    Set<String> loads = loadsOf.get(simpleName(s.array));
+                    through.retainAll(loads == null ? new HashSet<>() : loads);
+                    ensureIndexed(union(through, storesOf.get(simpleName(s.array))));
+                } else ensureIndexed(arrayMethods);
                 String key = s.array != null ? n : "?" + family(s.p.getOpcode());
                 for (Site x : elemStores.getOrDefault(key, new ArrayList<>())) out.add(x.id());
                 String alloc = s.array != null ? n : "?" + family(s.p.getOpcode());
@@ -417,6 +469,7 @@ public final class StaticDuas {
             }
         for (String t : targets) {
             if (!(t.replace('/', '.') + "." + call.name + "()").equals(var)) continue;
+            ensureIndexed(union(java.util.Collections.singleton(t + "." + call.name + call.desc), null));
             for (Site x : returns.getOrDefault(t + "." + call.name + call.desc, new ArrayList<>())) out.add(x.id());
         }
     }

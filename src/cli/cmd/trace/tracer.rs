@@ -116,8 +116,7 @@ fn build(dir: &Path, jars: &Path, deps: &Deps<'_>) -> Result<(), CliError> {
         .env("PAF_TRACER_BUILD", jars)
         .env("PAF_ASM_CLASSPATH", deps.asm)
         .env("PAF_JUNIT_CLASSPATH", deps.junit)
-        // its messages are notes, like all of paf trace's: standard error
-        .stdout(std::process::Stdio::from(std::io::stderr()))
+        .stdout(super::super::super::output::child_messages())
         .status()
         .map_err(|e| {
             CliError::Usage(format!("cannot run bash to build the Java front end: {e}"))

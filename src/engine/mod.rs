@@ -16,7 +16,7 @@ mod merge;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::path::Path;
 
-use crate::analysis::facts::{self, Facts};
+use crate::analysis::facts::{self, Facts, LineMap};
 use crate::analysis::{self, Failure, Replay, Unanalyzed};
 use crate::progress::Progress;
 use crate::ranking::coverage::DuaTable;
@@ -129,7 +129,7 @@ pub fn crash_uses(
     jobs: Jobs,
     progress: &mut dyn Progress,
 ) -> Result<Vec<CrashUse>, Vec<Problem>> {
-    let first = pass_one(bundle, &Options::default(), jobs, progress)?;
+    let first = pass_one(bundle, None, jobs, progress)?;
     let mut segments: Vec<_> = first.results.into_iter().collect();
     segments.sort_by_key(|(ordinal, _)| *ordinal);
     let problems: Vec<Problem> = segments
@@ -166,6 +166,8 @@ struct Tested {
     named: Vec<NamedDua>,
     /// With [`Options::facts`], of a passing test: its body's calls with entry values.
     entries: Vec<(String, crate::trace::EntryValues)>,
+    /// With [`Options::facts`], of a passing test: the lines it covered.
+    covered: Vec<u32>,
 }
 
 impl Tested {
@@ -177,6 +179,7 @@ impl Tested {
             duas: Vec::new(),
             named: Vec::new(),
             entries: Vec::new(),
+            covered: Vec::new(),
         }
     }
 }
@@ -205,7 +208,7 @@ struct First {
 /// own), interning names into a copy of the bundle's symbols.
 fn pass_one(
     bundle: &Bundle,
-    options: &Options,
+    lines: Option<&LineMap>,
     jobs: Jobs,
     progress: &mut dyn Progress,
 ) -> Result<First, Vec<Problem>> {
@@ -235,7 +238,7 @@ fn pass_one(
                 .map(|test| {
                     let test = test?;
                     let replay = replay(&test, path)?;
-                    first.analyze(&test, &replay, &tables.statements, options.facts);
+                    first.analyze(&test, &replay, &tables.statements, lines);
                     Ok(Tested::of(&test))
                 })
                 .collect();
@@ -254,13 +257,16 @@ impl First {
         test: &TestTrace,
         replay: &Replay,
         statements: &StatementTable,
-        gather_facts: bool,
+        lines: Option<&LineMap>,
     ) {
         self.duas.extend(replay.duas());
-        if gather_facts {
-            self.facts.push(facts::failing(test, replay, &self.symbols));
+        let analyzed = analysis::analyze_failure(test, replay, statements, &self.symbols);
+        if let Some(lines) = lines {
+            let failure = analyzed.as_ref().ok();
+            let f = facts::failing(test, replay, failure, statements, lines, &self.symbols);
+            self.facts.push(f);
         }
-        match analysis::analyze_failure(test, replay, statements, &self.symbols) {
+        match analyzed {
             Ok(failure) => self.failures.push(failure),
             Err(reason) => self.unanalyzed.push(Unanalyzed {
                 test: test.index,
@@ -272,14 +278,14 @@ impl First {
 }
 
 /// Pass 2's work on one segment (on a worker thread): check, replay, select DUAs, and with
-/// `gather_facts` note the calls of a passing test's body.
+/// `lines` (eval's facts) note the calls and the covered lines of a passing test.
 fn pass_two(
     seg: &RawSegment,
     path: &Path,
     symbols: &mut LocalSymbols,
     statements: &StatementTable,
     interest: &Interest,
-    gather_facts: bool,
+    lines: Option<&LineMap>,
 ) -> Results<Tested> {
     assemble(seg, path, symbols, statements)
         .into_iter()
@@ -287,15 +293,18 @@ fn pass_two(
             let test = test?;
             let replay = replay(&test, path)?;
             let (duas, named) = interest.select(&replay, symbols);
-            let entries = if gather_facts && test.outcome == Outcome::Pass {
-                facts::passing(&test, |m| symbols.name(m).to_string())
-            } else {
-                Vec::new()
+            let (entries, covered) = match lines {
+                Some(lines) if test.outcome == Outcome::Pass => (
+                    facts::passing(&test, |m| symbols.name(m).to_string()),
+                    lines.covered(&test),
+                ),
+                _ => (Vec::new(), Vec::new()),
             };
             Ok(Tested {
                 duas,
                 named,
                 entries,
+                covered,
                 ..Tested::of(&test)
             })
         })
@@ -312,7 +321,11 @@ pub fn analyze(
 ) -> Result<Analysis, Vec<Problem>> {
     let size = bundle.tests.size();
     progress.grow(2 * size);
-    let mut first = pass_one(bundle, options, jobs, progress)?;
+    // Eval's facts count coverage by source line (facts::LineMap).
+    let lines = options
+        .facts
+        .then(|| LineMap::new(&bundle.tables.statements));
+    let mut first = pass_one(bundle, lines.as_ref(), jobs, progress)?;
 
     // What pass 2 keeps: the DUAs that reach a crash statement on a crash variable.
     let statements = &bundle.tables.statements;
@@ -341,6 +354,7 @@ pub fn analyze(
     let mut events = 0;
     let mut facts = Facts {
         failing: std::mem::take(&mut first.facts),
+        passing_coverage: vec![0; lines.as_ref().map_or(0, LineMap::len)],
         ..Facts::default()
     };
     let mut changed = false;
@@ -349,7 +363,7 @@ pub fn analyze(
         jobs.workers(),
         || LocalSymbols::new(&shared),
         |local, mut seg| {
-            let done = pass_two(&seg, path, local, statements, &interest, options.facts);
+            let done = pass_two(&seg, path, local, statements, &interest, lines.as_ref());
             seg.bytes = None;
             (seg, done)
         },
@@ -367,6 +381,9 @@ pub fn analyze(
                 events += t.events;
                 outcomes.push(t.outcome);
                 facts.passing_entries.extend(t.entries);
+                if options.facts && t.outcome == Outcome::Pass {
+                    facts.add_passing_coverage(&t.covered);
+                }
                 if t.outcome == Outcome::Pass {
                     let mut kept = t.duas;
                     kept.extend(t.named.iter().map(|d| d.intern(&mut symbols)));
@@ -401,7 +418,7 @@ pub fn analyze(
         unanalyzed: first.unanalyzed,
         duas,
         events,
-        facts: options.facts.then_some(facts),
+        facts: lines.map(|lines| Facts { lines, ..facts }),
     })
 }
 

@@ -372,6 +372,10 @@ pub struct ExceptionInfo {
     /// The exception's cause, when the tracer recorded it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<Box<ExceptionInfo>>,
+    /// The superclasses of the thrown type, nearest first, up to `java.lang.Throwable`, when
+    /// the tracer wrote them (optional; `paf eval`'s JCrasher baseline reads them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superclasses: Option<Vec<String>>,
 }
 
 impl ExceptionInfo {

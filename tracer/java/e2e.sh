@@ -82,6 +82,23 @@ $CHECK cases "$TD/cap/src" "$TD/cap/expected.json" "$OUT/cap.rank.json" "$OUT/ca
 python3 "$ROOT/scripts/check-schema.py" "$OUT/motivating" "$OUT/library" "$OUT/static-state" "$OUT/robustness" \
   "$OUT/cases" "$OUT/cap" > /dev/null && echo "ok: every bundle traced here matches docs/trace-format.schema.json"
 
+echo "== randoop (--randoop: Randoop's output folder compiled and run in Randoop's order)"
+"$PAF" trace java --quiet --randoop "$TD/library/test" --classpath "$OUT/classes/library" --include org.shelf \
+  --sourcepath "$TD/library/src" -o "$OUT/randoop" 2> "$OUT/randoop.err"
+grep -q "^paf trace: 254 tests (160 pass, 94 fail" "$OUT/randoop.err" \
+  || { echo "FAIL: --randoop must trace the library's 6 classes:"; cat "$OUT/randoop.err"; exit 1; }
+$CHECK randoop-order "$OUT/randoop"
+"$PAF" rank "$OUT/randoop" --format json > "$OUT/randoop.rank.json"
+$CHECK library "$OUT/randoop.rank.json" "$TD/library/truth.csv"
+
+echo "== maven (--maven on testdata/maven/mini, offline, Debian's repository)"
+"$HERE/install.sh" --maven
+cp -r "$ROOT/testdata/maven/mini" "$OUT/maven-mini"
+"$PAF" trace java --quiet --maven "$OUT/maven-mini" --mvn-arg=-o --mvn-arg=-Dmaven.repo.local=/usr/share/maven-repo \
+  -o "$OUT/maven" 2> "$OUT/maven.err" || { cat "$OUT/maven.err"; exit 1; }
+"$PAF" rank "$OUT/maven" --format json > "$OUT/maven.rank.json"
+$CHECK maven "$OUT/maven.rank.json"
+
 echo "== usage errors, an installed paf, JUnit and ASM from elsewhere (issue 11, defects 10-12)"
 # CODE PATTERN COMMAND...: the command exits with CODE and says PATTERN on one line of stderr
 # (LINES=N allows N lines, for an error found after the tests ran).
@@ -103,7 +120,14 @@ expect 2 "--java /nope/java" "$PAF" trace java "${MOT[@]}" --include org.example
 expect 2 "PAF_TRACER_JAVA" env PAF_TRACER_JAVA=/nope "$PAF" trace java "${MOT[@]}" --include org.example -o "$OUT/u5"
 LINES=2 expect 2 "--include org.shelf: the tests loaded no class" "$PAF" trace java --quiet --classpath "$OUT/classes/motivating:$OUT/classes/library" \
   --tests org.example.ProjectEntryTest --include org.shelf -o "$OUT/u6"
-for u in u1 u2 u3 u4 u5 u6; do [ ! -e "$OUT/$u" ] || { echo "FAIL: a usage error left $OUT/$u behind"; exit 1; }; done
+mkdir -p "$OUT/no-randoop"
+expect 2 "--maven $OUT/no-such-project: no pom.xml" "$PAF" trace java --maven "$OUT/no-such-project" -o "$OUT/u7"
+expect 2 "--randoop $OUT/no-randoop: no RegressionTest" "$PAF" trace java --randoop "$OUT/no-randoop" \
+  --classpath "$OUT/classes/library" --include org.shelf -o "$OUT/u8"
+LINES=4 expect 2 "cannot be used with" "$PAF" trace java --randoop "$TD/library/test" --tests ErrorTest0 \
+  --classpath "$OUT/classes/library" --include org.shelf -o "$OUT/u9"
+LINES=4 expect 2 "--classpath" "$PAF" trace java --tests ErrorTest0 --include org.shelf -o "$OUT/u10"
+for u in u1 u2 u3 u4 u5 u6 u7 u8 u9 u10; do [ ! -e "$OUT/$u" ] || { echo "FAIL: a usage error left $OUT/$u behind"; exit 1; }; done
 "$PAF" trace java --quiet "${MOT[@]}" --include org.example -o "$OUT/quiet" 2> "$OUT/quiet.err"
 grep -q "^paf trace: 4 tests" "$OUT/quiet.err" && ! grep -q -e "-javaagent" "$OUT/quiet.err" \
   || { echo "FAIL: --quiet must print the summary and no command line:"; cat "$OUT/quiet.err"; exit 1; }

@@ -267,6 +267,31 @@ def cases(src, expected_path, rank_path, bundle):
        % (os.path.basename(os.path.dirname(os.path.abspath(expected_path))), len(exp["failing"]), len(exp["passing"])))
 
 
+def maven(rank_path):
+    """testdata/maven/mini/README.md: the two failures of RegistryTest, derived by hand."""
+    d = json.load(open(rank_path))
+    got = [(short(s["tests"][0]), s["locality"], s["crash"]["statement"]["line"], s["crash"]["origin"]["line"],
+            s["likelihood"]) for s in d["flow_sets"]]
+    want = [("aliasOfNothing", "local", 24, 24, 1.0), ("noAliasYet", "non-local", 23, 9, 0.5)]
+    if got != want:
+        fail("maven: expected %r, got %r" % (want, got))
+    ok("maven: aliasOfNothing local at 24 (likelihood 1), noAliasYet non-local from the field "
+       "default on line 9 (likelihood 1/2)")
+
+
+def randoop_order(bundle):
+    """--randoop runs RegressionTest0..N, then ErrorTest0..N, by number."""
+    classes = []
+    for r in read_lines(bundle):
+        if r.get("k") == "begin" and (not classes or classes[-1] != r["class"]):
+            classes.append(r["class"])
+    want = ["RegressionTest0", "RegressionTest1", "RegressionTest2", "RegressionTest3",
+            "ErrorTest0", "ErrorTest1"]
+    if classes != want:
+        fail("randoop: classes ran in the order %r, expected %r" % (classes, want))
+    ok("randoop: the classes ran in Randoop's order: " + ", ".join(classes))
+
+
 if __name__ == "__main__":
     kind = sys.argv[1]
     if kind == "motivating":
@@ -277,6 +302,10 @@ if __name__ == "__main__":
         static_state(*sys.argv[2:6])
     elif kind == "robustness":
         robustness(sys.argv[2])
+    elif kind == "maven":
+        maven(sys.argv[2])
+    elif kind == "randoop-order":
+        randoop_order(sys.argv[2])
     elif kind == "cases":
         cases(*sys.argv[2:6])
     else:

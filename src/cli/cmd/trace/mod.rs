@@ -5,6 +5,7 @@
 //! finds (or builds) the jars, runs the JVMs with each flag as its own argument (never through
 //! a shell), and moves the finished bundle into place.
 
+mod project;
 mod tracer;
 
 use std::ffi::OsString;
@@ -16,6 +17,8 @@ use clap::{Args, Subcommand};
 use super::super::{CliError, exit, output};
 use crate::engine::{self, Jobs};
 use crate::trace::Bundle;
+use crate::words;
+use project::Job;
 use tracer::{Deps, Tracer};
 
 #[derive(Subcommand, Debug)]
@@ -27,16 +30,45 @@ pub enum TraceCommand {
 #[derive(Args, Debug)]
 pub struct JavaArgs {
     /// The compiled code under test and test classes (`:`-separated); JUnit (unless the class
-    /// path has its own) and the agent are added by paf.
-    #[arg(long, value_name = "CP")]
-    pub classpath: String,
+    /// path has its own) and the agent are added by paf. With --maven, added after the
+    /// project's class path.
+    #[arg(long, value_name = "CP", required_unless_present = "maven")]
+    pub classpath: Option<String>,
     /// Package prefixes to instrument, comma-separated (`org.example` instruments
-    /// `org/example/**`).
-    #[arg(long, value_name = "PKG[,PKG...]")]
-    pub include: String,
+    /// `org/example/**`). With --maven, default: the outermost packages of target/classes.
+    #[arg(long, value_name = "PKG[,PKG...]", required_unless_present = "maven")]
+    pub include: Option<String>,
     /// Test classes to run, fully qualified, comma-separated, in this order.
-    #[arg(long, value_name = "CLASS[,CLASS...]")]
-    pub tests: String,
+    #[arg(
+        long,
+        value_name = "CLASS[,CLASS...]",
+        required_unless_present_any = ["maven", "randoop"],
+        conflicts_with = "randoop"
+    )]
+    pub tests: Option<String>,
+    /// A Maven project: build it (`mvn test-compile`) and take the class path, the tests
+    /// (Surefire's default names) and --include from it (docs/java.md, "Maven projects").
+    #[arg(long, value_name = "DIR")]
+    pub maven: Option<PathBuf>,
+    /// The mvn executable for --maven (default: $PAF_MVN, else `mvn` on the PATH).
+    #[arg(long, value_name = "PATH", requires = "maven")]
+    pub mvn: Option<PathBuf>,
+    /// An extra argument for mvn (repeatable), e.g. --mvn-arg=-o to stay offline.
+    #[arg(
+        long = "mvn-arg",
+        value_name = "ARG",
+        allow_hyphen_values = true,
+        requires = "maven"
+    )]
+    pub mvn_args: Vec<String>,
+    /// Randoop's output folder: compile its RegressionTest<N>/ErrorTest<N> classes against
+    /// the class path and trace them in Randoop's order (docs/java.md, "Randoop's output
+    /// folder").
+    #[arg(long, value_name = "DIR")]
+    pub randoop: Option<PathBuf>,
+    /// The javac executable for --randoop (default: the javac beside --java, else on the PATH).
+    #[arg(long, value_name = "PATH", requires = "randoop")]
+    pub javac: Option<PathBuf>,
     /// The bundle directory to write (replaced whole when it holds a bundle already).
     #[arg(short, long, value_name = "BUNDLE")]
     pub output: PathBuf,
@@ -125,9 +157,10 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
         junit: &junit,
     };
     let tracer = Tracer::find(a.tracer_dir.as_deref(), &deps)?;
+    let job = project::resolve(&a, &junit)?;
     let staging = sibling(out, "new")?;
     let _ = std::fs::remove_dir_all(&staging);
-    let code = supervise(&a, &tracer, &java, &deps, &staging)?;
+    let code = supervise(&a, &job, &tracer, &java, &deps, &staging)?;
     if code != 0 {
         let _ = std::fs::remove_dir_all(&staging);
         return Ok(match code {
@@ -140,7 +173,7 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
             }
         });
     }
-    let added = add_static_duas(&a, &tracer, &java, &asm, &staging);
+    let added = add_static_duas(&a, &job, &tracer, &java, &asm, &staging);
     if !a.keep_work {
         let _ = std::fs::remove_dir_all(staging.join(".work"));
     }
@@ -148,7 +181,13 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
     let (duas, uses) = added?;
     if !a.quiet {
         output::note(format!(
-            "paf trace: {duas} static def-use associations for {uses} crash use(s) -> {}",
+            "paf trace: {} for {} -> {}",
+            words::count(
+                duas,
+                "static def-use association",
+                "static def-use associations"
+            ),
+            words::counted(uses, "crash use"),
             out.join("static-duas.jsonl").display()
         ));
     }
@@ -220,6 +259,7 @@ fn replace(staging: &Path, out: &Path) -> Result<(), CliError> {
 /// Runs the supervisor JVM into `bundle`; its exit code (0 written, 2 usage, else failure).
 fn supervise(
     a: &JavaArgs,
+    job: &Job,
     tracer: &Tracer,
     java: &OsString,
     deps: &Deps<'_>,
@@ -229,9 +269,9 @@ fn supervise(
     cmd.arg("-cp")
         .arg(tracer.jar("paf-runner.jar"))
         .arg("paf.runner.Supervisor")
-        .args(["--classpath", &a.classpath])
-        .args(["--include", &a.include])
-        .args(["--tests", &a.tests])
+        .args(["--classpath", &job.classpath])
+        .args(["--include", &job.include])
+        .args(["--tests", &job.tests])
         .arg("-o")
         .arg(bundle)
         .arg("--shown-as")
@@ -243,7 +283,11 @@ fn supervise(
             "--junit",
             deps.junit,
             "--subject",
-            &a.tests,
+            a.randoop
+                .as_deref()
+                .or(a.maven.as_deref())
+                .and_then(Path::to_str)
+                .unwrap_or(&job.tests),
         ])
         .arg("--keep-work");
     if let Some(j) = &a.java {
@@ -252,7 +296,7 @@ fn supervise(
     if let Some(x) = &a.exclude {
         cmd.args(["--exclude", x]);
     }
-    if let Some(s) = &a.sourcepath {
+    if let Some(s) = &job.sourcepath {
         cmd.args(["--sourcepath", s]);
     }
     if let Some(n) = a.max_events {
@@ -280,6 +324,7 @@ fn supervise(
 /// their crash uses into it (docs/algorithm.md, "Static DUAs"). Returns (DUAs, crash uses).
 fn add_static_duas(
     a: &JavaArgs,
+    job: &Job,
     tracer: &Tracer,
     java: &OsString,
     asm: &str,
@@ -290,9 +335,9 @@ fn add_static_duas(
             output::error(p);
         }
         CliError::Internal(format!(
-            "the Java front end wrote a bundle paf cannot read ({} problem(s)); this is a bug \
-             in the tracer",
-            problems.len()
+            "the Java front end wrote a bundle paf cannot read ({}); this is a bug in the \
+             tracer",
+            words::counted(problems.len(), "problem")
         ))
     };
     let opened = Bundle::open(bundle).map_err(unreadable)?;
@@ -326,10 +371,10 @@ fn add_static_duas(
         .arg(bundle)
         .arg("--queries")
         .arg(&queries)
-        .args(["--classpath", &a.classpath, "--include", &a.include])
+        .args(["--classpath", &job.classpath, "--include", &job.include])
         .args(["--exclude", a.exclude.as_deref().unwrap_or("")])
-        .args(["--tests", &a.tests])
-        .args(["--sourcepath", a.sourcepath.as_deref().unwrap_or("")])
+        .args(["--tests", &job.tests])
+        .args(["--sourcepath", job.sourcepath.as_deref().unwrap_or("")])
         .stderr(Stdio::inherit());
     if a.verbose {
         output::note(format!("paf trace: {cmd:?}"));

@@ -115,7 +115,7 @@ public final class Supervisor {
         Set<String> skip = new LinkedHashSet<>();
         int part = 0, lost = 0;
         long t0 = System.nanoTime();
-        if (!quiet) System.err.println("paf trace: tracing " + tests.split(",").length + " test class(es) -> " + shown(bundle));
+        if (!quiet) System.err.println("paf trace: tracing " + count(tests.split(",").length, "test class", "test classes") + " -> " + shown(bundle));
         while (true) {
             File skipFile = new File(work, "skip.txt");
             Files.write(skipFile.toPath(), String.join("\n", skip).concat("\n").getBytes(StandardCharsets.UTF_8));
@@ -472,9 +472,12 @@ public final class Supervisor {
         for (int i = 0; i < errors.size(); i++) m.append(i > 0 ? ", " : "").append(q(errors.get(i)));
         m.append("], \"wall_ms\": ").append(wallMs).append("}\n}\n");
         write(new File(bundle, "manifest.json"), m.toString().getBytes(StandardCharsets.UTF_8));
-        System.err.printf("paf trace: %d tests (%d pass, %d fail, %d truncated), %d events, %d bytes of events, %d statements, "
-                + "%d classes instrumented, %d instrumentation errors, %d JVM(s), %.1f s -> %s%n",
-                nTests, pass, fail, trunc, events, bytes, nStmts, classes, errors.size(), parts + 1, wallMs / 1000.0, shown(bundle));
+        System.err.printf("paf trace: %s (%d pass, %d fail, %d truncated), %s, %d bytes of events, %s, "
+                + "%s instrumented, %s, %s, %.1f s -> %s%n",
+                count(nTests, "test", "tests"), pass, fail, trunc, count(events, "event", "events"), bytes,
+                count(nStmts, "statement", "statements"), count(classes, "class", "classes"),
+                count(errors.size(), "instrumentation error", "instrumentation errors"), count(parts + 1, "JVM", "JVMs"),
+                wallMs / 1000.0, shown(bundle));
         for (String e : errors) System.err.println("paf trace: instrumentation error: " + e);
         Summary s = new Summary();
         s.tests = nTests;
@@ -538,5 +541,10 @@ public final class Supervisor {
         File[] kids = f.listFiles();
         if (kids != null) for (File k : kids) deleteTree(k);
         f.delete();
+    }
+
+    /** {@code n} and its noun in the number it needs ("1 JVM", "2 JVMs"). */
+    static String count(long n, String one, String many) {
+        return n + " " + (n == 1 ? one : many);
     }
 }

@@ -116,9 +116,9 @@ fn an_undetected_fault_and_unknown_ids_are_reported_by_name() {
     assert_eq!(apfd["first"]["F3"], Value::Null);
     assert_eq!(
         err,
-        "warning: testdata/eval/undetected/ranking.txt: 1 test(s) are not in testdata/eval/undetected/truth.csv \
+        "warning: testdata/eval/undetected/ranking.txt: 1 test is not in testdata/eval/undetected/truth.csv \
          (counted as revealing no fault): x\n\
-         warning: testdata/eval/undetected/ranking.txt: 1 test(s) of testdata/eval/undetected/truth.csv are \
+         warning: testdata/eval/undetected/ranking.txt: 1 test of testdata/eval/undetected/truth.csv is \
          missing from it: z\n"
     );
     assert_eq!(r["warnings"].as_array().unwrap().len(), 2);
@@ -545,7 +545,7 @@ fn bad_input_is_reported_with_file_and_line_and_exit_code_2() {
             ],
             format!(
                 "error: {bad}:1: header is \"test;fault\": expected the header test,fault\n\
-                 error: {bad}:2: 1 field(s): expected 2 (test,fault; quote a comma inside an id)\n"
+                 error: {bad}:2: 1 field: expected 2 (test,fault; quote a comma inside an id)\n"
             ),
         ),
         (
@@ -649,6 +649,15 @@ fn the_library_suite_matches_its_goldens_and_the_documented_plot() {
     let (code, out, err) = paf(&["localize", LIBRARY]);
     assert_eq!((code, err.as_str()), (0, ""), "localize");
     check("testdata/eval/golden/library-localize.txt", &out);
+    // An 80-column terminal: columns give way in the documented order, prose wraps.
+    let (code, out, err) = paf(&["eval", LIBRARY, "--truth", LIBRARY_TRUTH, "--width", "80"]);
+    assert_eq!((code, err.as_str()), (0, ""), "eval --width 80");
+    assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
+    check("testdata/eval/golden/library-80.txt", &out);
+    let (code, out, err) = paf(&["localize", LIBRARY, "--width", "80"]);
+    assert_eq!((code, err.as_str()), (0, ""), "localize --width 80");
+    assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
+    check("testdata/eval/golden/library-localize-80.txt", &out);
 }
 
 /// The flow-set rank of each test of `paf rank`'s `tests`, with `flags`.

@@ -118,6 +118,10 @@ pub fn analyze_failure(
         .exception
         .as_ref()
         .ok_or_else(|| "the failing test has no exception".to_string())?;
+    if let Some(phase) = exception.lifecycle_phase() {
+        return Err(lifecycle(phase, exception));
+    }
+    let exception = exception.analyzed();
     let kind = classify(&exception.kind)?;
     let site = Site::find(exception, statements, symbols)?;
     let crash_event = site.crash_event(test, replay, symbols)?;
@@ -148,6 +152,23 @@ pub fn analyze_failure(
         fallback,
         events: test.events.len(),
     })
+}
+
+/// Why a test that failed only outside its test method is unanalyzed (docs/java.md,
+/// "Lifecycle failures"): PAF looks at the method under test, which a fixture's failure is not.
+fn lifecycle(phase: &str, exception: &ExceptionInfo) -> String {
+    let method = match phase {
+        "before" => "@Before (setUp)",
+        "after" => "@After (tearDown)",
+        "before-class" => "@BeforeClass",
+        "after-class" => "@AfterClass",
+        _ => "the test class's set-up",
+    };
+    format!(
+        "lifecycle failure: {} failed in {method}, not in the test method; PAF analyzes failures \
+         of the test method",
+        exception.kind
+    )
 }
 
 /// Why a truncated test is unanalyzed. The tracer's own account (e.g. `paf.Timeout: the test

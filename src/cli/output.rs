@@ -41,3 +41,9 @@ pub fn warning(message: impl Display) {
 pub fn note(message: impl Display) {
     eprintln!("{message}");
 }
+
+/// Where a child process's own messages go (the build of the Java front end): standard error,
+/// like every note.
+pub fn child_messages() -> std::process::Stdio {
+    std::process::Stdio::from(io::stderr())
+}

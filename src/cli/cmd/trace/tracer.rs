@@ -30,6 +30,7 @@ const FILES: &[(&str, &[u8])] = embed![
     "src/rt/paf/rt/IdMap.java",
     "src/rt/paf/rt/Out.java",
     "src/rt/paf/rt/R.java",
+    "src/runner/paf/runner/BatchRunner.java",
     "src/runner/paf/runner/OrderRunner.java",
     "src/runner/paf/runner/Supervisor.java",
     "src/runner/paf/runner/TraceMain.java",

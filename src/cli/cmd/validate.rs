@@ -64,8 +64,9 @@ fn text(path: &std::path::Path, result: &Validated) -> String {
             c.events,
             statements,
             isolated.as_ref().map_or(String::new(), |i| format!(
-                "; {} tests traced alone ({} failing)",
-                i.tests, i.failing
+                "; {} traced alone ({} failing)",
+                crate::words::counted(i.tests, "test"),
+                i.failing
             ))
         ),
         Err(problems) => {

@@ -455,6 +455,14 @@ fn isolate(a: JavaArgs, tests: &str) -> Result<u8, CliError> {
         ));
     }
     let work = a.output.join(".isolate");
+    // Each test's bundle is staged beside its -o, inside this directory.
+    std::fs::create_dir_all(&work).map_err(|e| {
+        CliError::Usage(format!(
+            "-o {}: cannot create {}: {e}; expected the bundle the tests come from",
+            a.output.display(),
+            work.display()
+        ))
+    })?;
     let mut parts = Vec::new();
     for (i, id) in ids.iter().enumerate() {
         let Some((class, method)) = id.rsplit_once('.') else {

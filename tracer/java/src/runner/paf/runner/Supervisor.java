@@ -223,7 +223,7 @@ public final class Supervisor {
                 usage("--include " + p + ": no class of this package is on the --classpath");
         }
         for (String t : tests.split(",")) {
-            t = t.trim();
+            t = t.trim().replaceAll("#.*", ""); // Class#method (paf trace java --isolate)
             if (t.isEmpty()) continue;
             if (!hasResource(entries, t.replace('.', '/') + ".class"))
                 usage("--tests: class " + t + " is not on the --classpath");

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use crate::progress::Progress;
-use crate::trace::scan::{self, Keep, RawSegment, Scanner};
+use crate::trace::scan::{self, Keep, Scanner, Segment};
 use crate::trace::{Ledger, Problem, TestIds, TestsFile};
 
 /// The file-wide state of one pass over every segment.
@@ -47,7 +47,7 @@ impl<'p> Merge<'p> {
     /// `keep_id`), problems are set aside, and the results without problems come back.
     pub(super) fn take<T>(
         &mut self,
-        seg: &RawSegment,
+        seg: &Segment,
         mut results: Vec<Result<T, Vec<Problem>>>,
         keep_id: bool,
     ) -> Vec<T> {
@@ -63,7 +63,7 @@ impl<'p> Merge<'p> {
     }
 
     /// Keeps the id of test `index`, the last one taken (a passing test a report names).
-    pub(super) fn keep(&mut self, index: usize, seg: &RawSegment) {
+    pub(super) fn keep(&mut self, index: usize, seg: &Segment) {
         self.ledger.keep(index, seg);
     }
 

@@ -10,21 +10,21 @@
 //! analysis is the same for any number of threads. `paf validate` is one checking pass
 //! ([`check`]) over every test.
 
+mod feed;
 mod interest;
 mod merge;
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::path::Path;
+use std::sync::Arc;
 
-use crate::analysis::facts::{self, Facts};
-use crate::analysis::{self, Failure, Replay, Unanalyzed};
+use crate::analysis::facts::{Facts, FailingTest};
+use crate::analysis::{Check, Duas, Failure, FailureReplay, Replayed, Replayer, Unanalyzed};
 use crate::progress::Progress;
 use crate::ranking::coverage::DuaTable;
-use crate::trace::scan::{self, Keep, RawSegment};
-use crate::trace::{
-    Bundle, Dua, LocalSymbols, Outcome, Problem, StatementTable, Symbols, TestIds, TestTrace,
-    assemble,
-};
+use crate::trace::assemble::TestRecord;
+use crate::trace::scan::{self, EndHeader, Keep, Piece, Segment};
+use crate::trace::{Bundle, Dua, EntryValues, LocalSymbols, Outcome, Problem, Symbols, TestIds};
+use feed::{Feed, SegmentResults};
 use interest::{Interest, NamedDua};
 use merge::Merge;
 
@@ -110,15 +110,15 @@ struct Tested {
     /// With [`Options::all_duas`]: DUAs whose names the engine's symbols lacked.
     named: Vec<NamedDua>,
     /// With [`Options::facts`], of a passing test: its body's calls with entry values.
-    entries: Vec<(String, crate::trace::EntryValues)>,
+    entries: Vec<(String, EntryValues)>,
 }
 
 impl Tested {
-    fn of(test: &TestTrace) -> Tested {
+    fn of(test: &TestRecord) -> Tested {
         Tested {
             index: test.index,
             outcome: test.outcome,
-            events: test.events.len() as u64,
+            events: test.events,
             duas: Vec::new(),
             named: Vec::new(),
             entries: Vec::new(),
@@ -127,12 +127,6 @@ impl Tested {
 }
 
 type Results<T> = Vec<Result<T, Vec<Problem>>>;
-
-/// A replay error as a problem at the event's line.
-fn replay(test: &TestTrace, path: &Path) -> Result<Replay, Vec<Problem>> {
-    analysis::replay(test)
-        .map_err(|e| vec![Problem::at(path, test.event_lines[e.event], e.message)])
-}
 
 /// What pass 1 learned: the failing tests' analyses and the results of their segments.
 struct First {
@@ -143,69 +137,159 @@ struct First {
     unanalyzed: Vec<Unanalyzed>,
     /// DUAs the failing tests exercised: they join theta but cover nothing.
     duas: FxHashSet<Dua>,
-    facts: Vec<facts::FailingTest>,
+    facts: Vec<FailingTest>,
+    /// Ordinals of the failing segments, in file order.
+    failing: Vec<usize>,
+    /// Failing segments too large to hold, with their end records: read in a pass of their own.
+    deferred: Vec<(usize, EndHeader)>,
 }
 
 /// Pass 1: the failing tests, analyzed on the calling thread (the scanner has a thread of its
-/// own), interning names into a copy of the bundle's symbols.
+/// own), interning names into a copy of the bundle's symbols. A failing test too large to
+/// hold, and every failing test after it, is deferred to pass 1b, which streams exactly those.
 fn pass_one(
     bundle: &Bundle,
     options: &Options,
     jobs: Jobs,
     progress: &mut dyn Progress,
 ) -> Result<First, Vec<Problem>> {
-    let tables = &bundle.tables;
-    let path = bundle.tests.path();
     let scanner = bundle.tests.scan(Keep::Failing).map_err(|p| vec![p])?;
     let read = scanner.bytes_read();
     let mut first = First {
-        symbols: tables.symbols.clone(),
+        symbols: bundle.tables.symbols.clone(),
         results: FxHashMap::default(),
         failures: Vec::new(),
         unanalyzed: Vec::new(),
         duas: FxHashSet::default(),
         facts: Vec::new(),
+        failing: Vec::new(),
+        deferred: Vec::new(),
     };
-    scan::map_segments(
+    let mut feed = Feed::new();
+    scan::map_pieces(
         scanner,
         jobs.workers().min(1),
         || (),
-        |(), seg| seg,
-        |seg| {
-            if seg.bytes.is_none() {
-                return;
+        |(), piece| Some(piece),
+        |piece| {
+            // In this pass a kept segment is one piece, which carries its end record.
+            let header = piece.end.as_ref().and_then(|s| s.first_end.clone());
+            if let Some(seg) = &piece.end
+                && seg.failing()
+            {
+                first.failing.push(seg.ordinal);
+                if let (true, Some(h)) = (seg.deferred, &seg.first_end) {
+                    first.deferred.push((seg.ordinal, h.clone()));
+                }
             }
-            let done = assemble(&seg, path, &mut first.symbols, &tables.statements)
-                .into_iter()
-                .map(|test| {
-                    let test = test?;
-                    let replay = replay(&test, path)?;
-                    first.analyze(&test, &replay, &tables.statements, options.facts);
-                    Ok(Tested::of(&test))
-                })
-                .collect();
-            first.results.insert(seg.ordinal, done);
+            first.piece(piece, header, bundle, options, &mut feed);
             let items = first.failures.len() + first.unanalyzed.len();
             progress.advance(scan::load(&read), items as u64);
         },
     );
+    if !first.deferred.is_empty() {
+        pass_one_deferred(&mut first, bundle, options, jobs, progress)?;
+    }
     Ok(first)
 }
 
+/// Pass 1b: the deferred failing tests, streamed in pieces, each analyzed with the end record
+/// pass 1 saw.
+fn pass_one_deferred(
+    first: &mut First,
+    bundle: &Bundle,
+    options: &Options,
+    jobs: Jobs,
+    progress: &mut dyn Progress,
+) -> Result<(), Vec<Problem>> {
+    let size = bundle.tests.size();
+    progress.grow(size);
+    let deferred: FxHashMap<usize, EndHeader> =
+        std::mem::take(&mut first.deferred).into_iter().collect();
+    let ordinals: Arc<[usize]> = first
+        .failing
+        .iter()
+        .copied()
+        .filter(|o| deferred.contains_key(o))
+        .collect();
+    let scanner = bundle
+        .tests
+        .scan(Keep::Only(ordinals))
+        .map_err(|p| vec![p])?;
+    let read = scanner.bytes_read();
+    let mut feed = Feed::new();
+    scan::map_pieces(
+        scanner,
+        jobs.workers().min(1),
+        || (),
+        |(), piece| Some(piece),
+        |piece| {
+            let header = deferred.get(&piece.ordinal).cloned();
+            first.piece(piece, header, bundle, options, &mut feed);
+            let items = first.failures.len() + first.unanalyzed.len();
+            progress.advance(2 * size + scan::load(&read), items as u64);
+        },
+    );
+    Ok(())
+}
+
 impl First {
-    /// Phase 1 on one failing test: a failure for the flow-sets, or a reason it is unanalyzed.
-    fn analyze(
+    /// One piece of pass 1 or 1b: a kept segment's test is checked, replayed and analyzed;
+    /// `header` is the end record of the segment it belongs to.
+    fn piece(
         &mut self,
-        test: &TestTrace,
-        replay: &Replay,
-        statements: &StatementTable,
-        gather_facts: bool,
+        piece: Piece,
+        header: Option<EndHeader>,
+        bundle: &Bundle,
+        options: &Options,
+        feed: &mut Feed<FailureReplay>,
     ) {
-        self.duas.extend(replay.duas());
-        if gather_facts {
-            self.facts.push(facts::failing(test, replay, &self.symbols));
+        let statements = &bundle.tables.statements;
+        let Some((seg, results)) = feed.piece(
+            piece,
+            bundle.tests.path(),
+            &mut self.symbols,
+            statements,
+            |_, symbols| {
+                let h = header.as_ref();
+                FailureReplay::new(
+                    h.and_then(|h| h.exception.as_ref()),
+                    h.is_some_and(|h| h.truncated),
+                    statements,
+                    symbols,
+                    options.facts,
+                )
+            },
+        ) else {
+            return;
+        };
+        // Segments whose bytes this pass dropped (passing, or deferred) give nothing.
+        if results.is_empty() {
+            return;
         }
-        match analysis::analyze_failure(test, replay, statements, &self.symbols) {
+        let done = results
+            .into_iter()
+            .map(|r| {
+                r.map(|(test, replay)| {
+                    let replayed = replay.finish(test.index, &self.symbols);
+                    self.take(&test, replayed, options.facts)
+                })
+            })
+            .collect();
+        self.results.insert(seg.ordinal, done);
+    }
+
+    /// Phase 1 on one failing test: a failure for the flow-sets, or a reason it is unanalyzed.
+    fn take(&mut self, test: &TestRecord, replayed: Replayed, gather_facts: bool) -> Tested {
+        self.duas.extend(replayed.duas);
+        if gather_facts {
+            self.facts.push(FailingTest {
+                id: test.id.clone(),
+                exception: test.exception.clone(),
+                mut_entry: replayed.mut_entry,
+            });
+        }
+        match replayed.analysis {
             Ok(failure) => self.failures.push(failure),
             Err(reason) => self.unanalyzed.push(Unanalyzed {
                 test: test.index,
@@ -213,38 +297,37 @@ impl First {
                 reason,
             }),
         }
+        Tested::of(test)
     }
 }
 
-/// Pass 2's work on one segment (on a worker thread): check, replay, select DUAs, and with
-/// `gather_facts` note the calls of a passing test's body.
-fn pass_two(
-    seg: &RawSegment,
-    path: &Path,
-    symbols: &mut LocalSymbols,
-    statements: &StatementTable,
+/// Pass 2's sink for one test: the DUAs of interest and, with facts, the test body's calls.
+type Passing<'i> =
+    Replayer<Duas<&'i (dyn Fn(crate::trace::StmtIx, crate::trace::VarName) -> bool + Sync)>>;
+
+/// Pass 2's results for one test (on a worker thread): the DUAs kept, split into those in the
+/// shared symbols and those spelled out, and with `gather_facts` the calls of a passing
+/// test's body with entry values.
+fn tested(
+    test: &TestRecord,
+    sink: &Passing<'_>,
     interest: &Interest,
-    gather_facts: bool,
-) -> Results<Tested> {
-    assemble(seg, path, symbols, statements)
-        .into_iter()
-        .map(|test| {
-            let test = test?;
-            let replay = replay(&test, path)?;
-            let (duas, named) = interest.select(&replay, symbols);
-            let entries = if gather_facts && test.outcome == Outcome::Pass {
-                facts::passing(&test, |m| symbols.name(m).to_string())
-            } else {
-                Vec::new()
-            };
-            Ok(Tested {
-                duas,
-                named,
-                entries,
-                ..Tested::of(&test)
-            })
-        })
-        .collect()
+    symbols: &LocalSymbols,
+) -> Tested {
+    let (duas, named) = interest.split(sink.recorder.sorted(), symbols);
+    let entries = match (&sink.recorder.entries, test.outcome) {
+        (Some(entries), Outcome::Pass) => entries
+            .iter()
+            .map(|(m, v)| (symbols.name(*m).to_string(), v.clone()))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Tested {
+        duas,
+        named,
+        entries,
+        ..Tested::of(test)
+    }
 }
 
 /// Reads and analyzes every test of the bundle with `jobs` threads. All problems found are
@@ -278,8 +361,8 @@ pub fn analyze(
 
     // Pass 2: every other test, checked and replayed on the workers, merged in bundle order.
     let path = bundle.tests.path();
-    let (mut merge, scanner) =
-        Merge::start(&bundle.tests, Keep::Rest, options.all_ids, progress, size)?;
+    let keep = Keep::Except(first.failing.iter().copied().collect());
+    let (mut merge, scanner) = Merge::start(&bundle.tests, keep, options.all_ids, progress, size)?;
     let mut symbols = first.symbols;
     let shared = symbols.clone();
     let mut outcomes = Vec::new();
@@ -289,26 +372,34 @@ pub fn analyze(
         ..Facts::default()
     };
     let mut changed = false;
-    scan::map_segments(
+    let wants = |stmt, var| interest.wants_use(stmt, var);
+    let wants: &(dyn Fn(_, _) -> bool + Sync) = &wants;
+    scan::map_pieces(
         scanner,
         jobs.workers(),
-        || LocalSymbols::new(&shared),
-        |local, mut seg| {
-            let done = pass_two(&seg, path, local, statements, &interest, options.facts);
-            seg.bytes = None;
-            (seg, done)
+        || (LocalSymbols::new(&shared), Feed::new()),
+        |(local, feed), piece| {
+            let (seg, results) = feed.piece(piece, path, local, statements, |_, _| {
+                Replayer::new(Duas::new(wants, options.facts))
+            })?;
+            let done: Results<Tested> = results
+                .into_iter()
+                .map(|r| r.map(|(test, sink)| tested(&test, &sink, &interest, local)))
+                .collect();
+            Some((seg, done))
         },
         |(seg, done)| {
             // A failing test's results are pass 1's; a failing test pass 1 did not see means
             // the file changed in between.
-            let done = match seg.failing() {
+            let failing = seg.failing();
+            let done = match failing {
                 true => first.results.remove(&seg.ordinal).unwrap_or_else(|| {
                     changed = true;
                     done
                 }),
                 false => done,
             };
-            for t in merge.take(&seg, done, seg.failing()) {
+            for t in merge.take(&seg, done, failing) {
                 events += t.events;
                 outcomes.push(t.outcome);
                 facts.passing_entries.extend(t.entries);
@@ -330,7 +421,7 @@ pub fn analyze(
             "the file changed while it was read: expected it to stay the same during the run",
         )
     });
-    let test_ids = match (test_ids, changed) {
+    let test_ids: TestIds = match (test_ids, changed) {
         (Ok(ids), None) => ids,
         (Ok(_), Some(p)) => return Err(vec![p]),
         (Err(mut problems), changed) => {
@@ -374,21 +465,20 @@ pub fn check(
         failing: 0,
         events: 0,
     };
-    scan::map_segments(
+    scan::map_pieces(
         scanner,
         jobs.workers(),
-        || LocalSymbols::new(&tables.symbols),
-        |symbols, mut seg| {
-            let done: Results<(Outcome, u64)> = assemble(&seg, path, symbols, &tables.statements)
+        || (LocalSymbols::new(&tables.symbols), Feed::new()),
+        |(symbols, feed), piece| {
+            let (seg, results): (Segment, SegmentResults<Replayer<Check>>) =
+                feed.piece(piece, path, symbols, &tables.statements, |_, _| {
+                    Replayer::new(Check)
+                })?;
+            let done: Results<(Outcome, u64)> = results
                 .into_iter()
-                .map(|test| {
-                    let test = test?;
-                    replay(&test, path)?;
-                    Ok((test.outcome, test.events.len() as u64))
-                })
+                .map(|r| r.map(|(test, _)| (test.outcome, test.events)))
                 .collect();
-            seg.bytes = None;
-            (seg, done)
+            Some((seg, done))
         },
         |(seg, done)| {
             for (outcome, events) in merge.take(&seg, done, false) {

@@ -1,6 +1,6 @@
-//! The sequential reader: every test of a tests file, in file order, read and checked on the
-//! calling thread (the engine reads on worker threads instead; this reader serves the order
-//! filter's access sets and the reference tests).
+//! The sequential reader: every test of a tests file, in file order, read, checked and held
+//! whole with its events on the calling thread. Memory grows with the largest test: it serves
+//! tests and the reference analysis; the engine and the order filter stream instead.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use super::ids::TestIds;
 use super::ledger::Ledger;
 use super::model::{StatementTable, TestTrace};
 use super::problem::Problem;
-use super::scan::Scanner;
+use super::scan::{Piece, Scanner};
 use super::symbols::Symbols;
 
 /// Iterator over the tests of a bundle, in file order, read and checked on the calling thread.
@@ -22,6 +22,8 @@ pub struct TestReader<'t> {
     statements: &'t StatementTable,
     ledger: Ledger,
     pending: VecDeque<Result<TestTrace, Vec<Problem>>>,
+    /// The pieces of the segment being read.
+    pieces: Vec<Piece>,
     done: bool,
 }
 
@@ -34,6 +36,7 @@ impl<'t> TestReader<'t> {
             statements,
             ledger: Ledger::new(true),
             pending: VecDeque::new(),
+            pieces: Vec::new(),
             done: false,
         }
     }
@@ -67,10 +70,19 @@ impl Iterator for TestReader<'_> {
                 return None;
             }
             match self.scanner.next() {
-                Some(seg) => {
+                Some(piece) => {
+                    let ends = piece.end.is_some();
+                    self.pieces.push(piece);
+                    if !ends {
+                        continue;
+                    }
+                    let pieces = std::mem::take(&mut self.pieces);
                     let mut results =
-                        assemble(&seg, &self.path, &mut self.symbols, self.statements);
-                    self.ledger.record(&seg, &self.path, &mut results, true);
+                        assemble(&pieces, &self.path, &mut self.symbols, self.statements);
+                    let seg = pieces.last().and_then(|p| p.end.as_ref());
+                    // The last piece carries the segment (it was pushed with `end` set).
+                    let seg = seg.expect("the last piece ends the segment");
+                    self.ledger.record(seg, &self.path, &mut results, true);
                     self.pending.extend(results);
                 }
                 None => {

@@ -339,6 +339,8 @@ fn replay_reruns_the_recorded_witness_orders() {
             "replay",
             report.to_str().unwrap(),
             "Test2",
+            "--runner",
+            ex.join("run").to_str().unwrap(),
             "--reruns",
             "2",
             "--format",
@@ -361,11 +363,34 @@ fn replay_reruns_the_recorded_witness_orders() {
         assert_eq!(o["reproduced"], true, "{o}");
         assert_eq!(o["observed"].as_array().unwrap().len(), 2);
     }
-    // The table, and a test the report has no verdict for.
-    let out = paf(&["od", "replay", report.to_str().unwrap(), "Test2"], &[]);
+    // The table, with the report's own runner when told to trust it.
+    let replay = |extra: &[&str]| {
+        let mut args = vec!["od", "replay", report.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        paf(&args, &[])
+    };
+    let out = replay(&["Test2", "--trust-report-runner"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(text(&out.stdout).starts_with("Test2: victim\n"));
-    let out = paf(&["od", "replay", report.to_str().unwrap(), "Test9"], &[]);
+    // Without --runner or --trust-report-runner the report's runner is never run.
+    let out = replay(&["Test2"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--runner"),
+        "{}",
+        text(&out.stderr)
+    );
+    // A runner under which every test passes: the witness does not reproduce, exit 3.
+    let all_pass = dir.path().join("all-pass");
+    std::fs::write(
+        &all_pass,
+        "#!/bin/sh\nwhile read t; do echo \"{\\\"test\\\": \\\"$t\\\", \\\"outcome\\\": \\\"pass\\\"}\"; done < \"$1\" > \"$3\"\n",
+    )
+    .unwrap();
+    let out = replay(&["Test2", "--runner", &format!("sh {}", all_pass.display())]);
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains(" no "), "{}", text(&out.stdout));
+    let out = replay(&["Test9", "--runner", "true"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("no verdict for \"Test9\"; expected one of: Test2"),

@@ -80,7 +80,14 @@ fn a_witness_without_its_test_is_a_problem_at_its_line() {
     let mut r = detected(dir.path());
     r["verdicts"][0]["witness"] = serde_json::json!(["Test3", "Test1"]);
     let (path, json) = write(dir.path(), "witness.json", &r);
-    let out = paf(&["od", "replay", path.to_str().unwrap(), "Test2"]);
+    let out = paf(&[
+        "od",
+        "replay",
+        path.to_str().unwrap(),
+        "Test2",
+        "--runner",
+        "true",
+    ]);
     refused(
         &out,
         &[format!(
@@ -118,7 +125,14 @@ fn a_verdict_for_an_unlisted_test_is_a_problem_at_its_line() {
             line_after(&json, line(&json, "\"findings\": ["), "\"order\": [")
         ),
     ];
-    let out = paf(&["od", "replay", path.to_str().unwrap(), "Test5"]);
+    let out = paf(&[
+        "od",
+        "replay",
+        path.to_str().unwrap(),
+        "Test5",
+        "--runner",
+        "true",
+    ]);
     refused(&out, &expected);
     // rank --exclude-od reads reports the same way.
     let out = paf(&[
@@ -138,7 +152,14 @@ fn an_unlisted_polluter_is_a_problem_at_its_line() {
     let (path, json) = write(dir.path(), "polluter.json", &r);
     // The second polluter, on the line after `"polluters": [` and the first.
     let at = line(&json, "\"polluters\": [") + 2;
-    let out = paf(&["od", "replay", path.to_str().unwrap(), "Test2"]);
+    let out = paf(&[
+        "od",
+        "replay",
+        path.to_str().unwrap(),
+        "Test2",
+        "--runner",
+        "true",
+    ]);
     refused(
         &out,
         &[format!(

@@ -10,11 +10,17 @@ use crate::progress::Progress;
 use crate::trace::scan::{self, Keep, Scanner, Segment};
 use crate::trace::{Ledger, Problem, TestIds, TestsFile};
 
+/// At most this many problems of a tests file are kept (a broken file of millions of lines
+/// would otherwise hold millions); the rest are counted in a last problem.
+pub(super) const MAX_PROBLEMS: usize = 10_000;
+
 /// The file-wide state of one pass over every segment.
 pub(super) struct Merge<'p> {
     path: PathBuf,
     ledger: Ledger,
     problems: Vec<Problem>,
+    /// Problems past [`MAX_PROBLEMS`], counted.
+    more: u64,
     progress: &'p mut dyn Progress,
     /// Bytes read by earlier passes (progress counts both passes of `rank` as one job).
     offset: u64,
@@ -36,6 +42,7 @@ impl<'p> Merge<'p> {
             path: tests.path().to_path_buf(),
             ledger: Ledger::new(keep_all_ids),
             problems: Vec::new(),
+            more: 0,
             progress,
             offset,
             read: scanner.bytes_read(),
@@ -56,7 +63,11 @@ impl<'p> Merge<'p> {
         for r in results {
             match r {
                 Ok(t) => ok.push(t),
-                Err(mut p) => self.problems.append(&mut p),
+                Err(p) => {
+                    let room = MAX_PROBLEMS.saturating_sub(self.problems.len());
+                    self.more += p.len().saturating_sub(room) as u64;
+                    self.problems.extend(p.into_iter().take(room));
+                }
             }
         }
         ok
@@ -81,6 +92,15 @@ impl<'p> Merge<'p> {
         if !found.is_empty() {
             self.problems.extend(found);
             self.problems.sort_by_key(|p| (p.line.is_none(), p.line));
+        }
+        if self.more > 0 {
+            self.problems.push(Problem::in_file(
+                &self.path,
+                format!(
+                    "... and {} more problems (the first {MAX_PROBLEMS} are listed)",
+                    self.more
+                ),
+            ));
         }
         self.problems.extend(self.ledger.no_tests(&self.path));
         if self.problems.is_empty() {

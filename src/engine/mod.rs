@@ -10,7 +10,6 @@
 //! analysis is the same for any number of threads. `paf validate` is one checking pass
 //! ([`check`]) over every test.
 
-mod feed;
 mod interest;
 mod merge;
 
@@ -22,9 +21,9 @@ use crate::analysis::{Check, Duas, Failure, FailureReplay, Replayed, Replayer, U
 use crate::progress::Progress;
 use crate::ranking::coverage::DuaTable;
 use crate::trace::assemble::TestRecord;
+use crate::trace::feed::{Feed, SegmentResults};
 use crate::trace::scan::{self, EndHeader, Keep, Piece, Segment};
 use crate::trace::{Bundle, Dua, EntryValues, LocalSymbols, Outcome, Problem, Symbols, TestIds};
-use feed::{Feed, SegmentResults};
 use interest::{Interest, NamedDua};
 use merge::Merge;
 

@@ -110,8 +110,79 @@ fn run(cmd: &mut Command, what: &str) -> Result<i32, CliError> {
     Ok(status.code().unwrap_or(i32::from(exit::INTERNAL)))
 }
 
-/// Runs `paf trace java`; returns paf's exit code (the supervisor's, mapped to paf's).
+/// `-o BUNDLE` must be new, empty, or a bundle (which the new one replaces), and neither an
+/// input of the run nor a directory holding one.
+fn check_output(a: &JavaArgs) -> Result<(), CliError> {
+    let out = &a.output;
+    let refuse = |why: String| Err(CliError::Usage(format!("{}: {why}", out.display())));
+    if out.exists() && !out.is_dir() {
+        return refuse("is not a directory; expected a bundle directory for -o".into());
+    }
+    let holds_other = out.is_dir()
+        && !out.join("manifest.json").exists()
+        && std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some());
+    if holds_other {
+        return refuse(
+            "holds files but no manifest.json; expected a new or empty directory, or a bundle \
+             to replace, for -o"
+                .into(),
+        );
+    }
+    let target = super::resolved(out);
+    let inputs = a
+        .classpath
+        .split(':')
+        .chain(a.sourcepath.as_deref().unwrap_or_default().split(':'))
+        .filter(|e| !e.is_empty());
+    for entry in inputs {
+        let inside = super::resolved(Path::new(entry))
+            .is_some_and(|e| target.as_ref().is_some_and(|t| e.starts_with(t)));
+        if inside {
+            return refuse(format!(
+                "would replace {entry}, an input of this run; expected another path for -o"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Puts the bundle traced into `staged` at `out`: renamed into place, or, over an earlier
+/// bundle, exchanged with it in one step (then the earlier one is removed). A reader never sees
+/// a half-written bundle at `out`.
+fn install(staged: tempfile::TempDir, out: &Path) -> std::io::Result<()> {
+    let from = staged.keep();
+    if !out.exists() {
+        return std::fs::rename(&from, out);
+    }
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).map_err(std::io::Error::other)
+    };
+    let (a, b) = (c(&from)?, c(out)?);
+    // SAFETY: renameat2(2) with two valid C strings relative to the working directory; the
+    // result is checked.
+    let swapped = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    } == 0;
+    if !swapped {
+        // A file system without the exchange: move the earlier bundle aside first.
+        let aside = from.with_extension("old");
+        std::fs::rename(out, &aside)?;
+        std::fs::rename(&from, out)?;
+        return std::fs::remove_dir_all(aside);
+    }
+    std::fs::remove_dir_all(from)
+}
+
+/// Runs `paf trace java`; returns paf's exit code (the supervisor's, mapped to paf's). The
+/// supervisor writes a new directory beside `-o`, which replaces it only once the run succeeded.
 pub fn java(a: JavaArgs) -> Result<u8, CliError> {
+    check_output(&a)?;
     let dir = tracer_dir(a.tracer_dir.as_deref())?;
     let runner = dir.join("build/paf-runner.jar");
     if !runner.is_file() || !dir.join("build/paf-agent.jar").is_file() {
@@ -128,6 +199,14 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
             )));
         }
     }
+    let parent = match a.output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let staged = tempfile::Builder::new()
+        .prefix(".paf-trace-")
+        .tempdir_in(parent)
+        .map_err(|e| CliError::Usage(format!("{}: cannot write: {e}", parent.display())))?;
     let mut cmd = Command::new("java");
     cmd.arg("-cp")
         .arg(&runner)
@@ -136,7 +215,7 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
         .args(["--include", &a.include])
         .args(["--tests", &a.tests])
         .arg("-o")
-        .arg(&a.output)
+        .arg(staged.path())
         .args(["--timeout", &a.timeout.to_string()]);
     if let Some(x) = &a.exclude {
         cmd.args(["--exclude", x]);
@@ -162,7 +241,21 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
             cmd.arg(flag);
         }
     }
-    Ok(match run(&mut cmd, "java")? {
+    let code = run(&mut cmd, "java")?;
+    if code == 0 {
+        install(staged, &a.output).map_err(|e| {
+            CliError::Internal(format!(
+                "{}: cannot put the bundle in place: {e}",
+                a.output.display()
+            ))
+        })?;
+    } else if a.keep_work {
+        output::note(format!(
+            "paf trace: the failed run's files are in {}",
+            staged.keep().display()
+        ));
+    }
+    Ok(match code {
         0 => exit::OK,
         2 => exit::BAD_INPUT,
         _ => exit::INTERNAL,

@@ -4,28 +4,36 @@
 
 use std::path::Path;
 
-use crate::trace::assemble::{Assembly, EventSink, TestRecord};
-use crate::trace::scan::{Piece, Segment};
-use crate::trace::{Intern, Problem, StatementTable};
+use super::assemble::{Assembly, EventSink, TestRecord};
+use super::model::StatementTable;
+use super::problem::Problem;
+use super::scan::{Piece, Segment};
+use super::symbols::Intern;
 
 /// What a segment gave: its test with the sink that saw its events (if it has no problems),
 /// then the problems of its stray lines; in file order.
-pub(super) type SegmentResults<S> = Vec<Result<(TestRecord, S), Vec<Problem>>>;
+pub type SegmentResults<S> = Vec<Result<(TestRecord, S), Vec<Problem>>>;
 
 /// The segment being checked on this thread.
-pub(super) struct Feed<S> {
+pub struct Feed<S> {
     current: Option<(usize, Assembly, S)>,
 }
 
-impl<S: EventSink> Feed<S> {
-    pub(super) fn new() -> Self {
+impl<S> Default for Feed<S> {
+    fn default() -> Self {
         Feed { current: None }
+    }
+}
+
+impl<S: EventSink> Feed<S> {
+    pub fn new() -> Self {
+        Feed::default()
     }
 
     /// Checks `piece`; `sink` makes the sink of a segment whose bytes arrive (from the piece
     /// that starts it, and the symbols before it). At the segment's last piece: the segment
     /// and its results (none for a segment whose bytes the scan dropped).
-    pub(super) fn piece<I: Intern>(
+    pub fn piece<I: Intern>(
         &mut self,
         piece: Piece,
         path: &Path,

@@ -4,7 +4,7 @@
 //! in batch order, so what the analysis concludes never depends on timing. How far it has got
 //! goes to a [`Progress`] (runs to make, runs made, the phase under way).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -57,7 +57,8 @@ pub struct Executor<'p> {
     jobs: usize,
     deadline: Option<Instant>,
     pub budget_exhausted: bool,
-    pub not_run: usize,
+    /// Runs the budget left unrun, by the phase that asked for them.
+    pub not_run: BTreeMap<String, usize>,
     cache: HashMap<Job, Arc<Run>>,
     /// Runs the analysis used, each distinct job once.
     used: HashSet<Job>,
@@ -86,7 +87,7 @@ impl<'p> Executor<'p> {
             jobs: jobs.max(1),
             deadline: budget.map(|b| Instant::now() + b),
             budget_exhausted: false,
-            not_run: 0,
+            not_run: BTreeMap::new(),
             cache: HashMap::new(),
             used: HashSet::new(),
             journal: None,
@@ -134,7 +135,10 @@ impl<'p> Executor<'p> {
         if !todo.is_empty() {
             self.progress.stage(phase);
             self.progress.grow(todo.len() as u64);
-            self.execute(&todo);
+            let unrun = self.execute(&todo);
+            if unrun > 0 {
+                *self.not_run.entry(phase.to_string()).or_default() += unrun;
+            }
         }
         let mut out = Vec::with_capacity(batch.len());
         for job in batch {
@@ -177,7 +181,8 @@ impl<'p> Executor<'p> {
         });
     }
 
-    fn execute(&mut self, todo: &[Job]) {
+    /// Runs `todo`; how many of its jobs the budget left unrun (not started, or stopped).
+    fn execute(&mut self, todo: &[Job]) -> usize {
         let next = AtomicUsize::new(0);
         let (tx, rx) = mpsc::channel::<(usize, Option<runner::RunOutput>)>();
         let workers = self.jobs.min(todo.len());
@@ -201,8 +206,13 @@ impl<'p> Executor<'p> {
                             continue;
                         }
                         let names: Vec<&str> = todo[i].0.iter().map(|&t| ids[t].as_str()).collect();
-                        let out = runner::run(runner, &names, dirs.fetch_add(1, Ordering::SeqCst));
-                        let _ = tx.send((i, Some(out)));
+                        // A schedule under way when the budget has run out by more than a
+                        // schedule's time limit is stopped.
+                        let stop = deadline.map(|d| d + runner.timeout);
+                        let out =
+                            runner::run(runner, &names, dirs.fetch_add(1, Ordering::SeqCst), stop);
+                        let out = (out.exit != runner::Exit::Stopped).then_some(out);
+                        let _ = tx.send((i, out));
                     }
                 });
             }
@@ -234,12 +244,13 @@ impl<'p> Executor<'p> {
             }
         });
         finished.sort_by_key(|(i, _)| *i);
+        let mut unrun = 0;
         for (i, out) in finished {
             let job = todo[i].clone();
             match out {
                 None => {
                     self.budget_exhausted = true;
-                    self.not_run += 1;
+                    unrun += 1;
                 }
                 Some(out) => {
                     self.executed += 1;
@@ -255,6 +266,7 @@ impl<'p> Executor<'p> {
                 }
             }
         }
+        unrun
     }
 }
 

@@ -21,5 +21,7 @@ pub mod od;
 pub mod progress;
 pub mod ranking;
 pub mod report;
+pub mod sources;
 pub mod synth;
 pub mod trace;
+pub mod words;

@@ -70,9 +70,11 @@ proptest! {
         let all = permutations(n);
         let best = all
             .iter()
-            .map(|p| metrics::apfd(&reorder(&items, p), m).value)
+            .map(|p| metrics::apfd(&reorder(&items, p), m).value.expect("n, m > 0"))
             .fold(f64::NEG_INFINITY, f64::max);
-        let any = metrics::apfd(&reorder(&items, &all[pick % all.len()]), m).value;
+        let any = metrics::apfd(&reorder(&items, &all[pick % all.len()]), m)
+            .value
+            .expect("n, m > 0");
         prop_assert!(best >= any);
         prop_assert!((0.0..1.0).contains(&any));
         if items.iter().all(|f| f.len() <= 1) {
@@ -85,7 +87,7 @@ proptest! {
                 }
             }
             head.extend(tail);
-            let greedy = metrics::apfd(&reorder(&items, &head), m).value;
+            let greedy = metrics::apfd(&reorder(&items, &head), m).value.expect("n, m > 0");
             prop_assert_eq!(greedy, best);
         }
     }

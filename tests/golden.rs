@@ -1,5 +1,7 @@
 //! Golden tests: whole outputs of `paf` on every shipped bundle, compared byte for byte with
-//! `testdata/golden/`. Run with `UPDATE_GOLDEN=1` to rewrite them, then review the diff.
+//! `testdata/golden/` (every `rank` format, tables at 80 columns, `validate`, `explain`), and
+//! `paf report`'s HTML (`testdata/report/`). Run with `UPDATE_GOLDEN=1` to rewrite them, then
+//! review the diff.
 
 use std::path::{Path, PathBuf};
 
@@ -46,11 +48,19 @@ fn every_shipped_bundle_matches_its_goldens() {
     for name in names {
         let bundle = format!("traces/{name}");
         let golden = PathBuf::from("testdata/golden").join(&name);
-        let cases: [(&str, Vec<&str>); 5] = [
+        let cases: [(&str, Vec<&str>); 10] = [
             ("rank.txt", vec!["rank", &bundle]),
             ("rank-by-test.txt", vec!["rank", &bundle, "--by", "test"]),
+            ("rank-80.txt", vec!["rank", &bundle, "--width", "80"]),
+            (
+                "rank-by-test-80.txt",
+                vec!["rank", &bundle, "--by", "test", "--width", "80"],
+            ),
             ("rank.json", vec!["rank", &bundle, "--format", "json"]),
             ("rank.csv", vec!["rank", &bundle, "--format", "csv"]),
+            ("rank.sarif", vec!["rank", &bundle, "--format", "sarif"]),
+            ("rank.junit.xml", vec!["rank", &bundle, "--format", "junit"]),
+            ("rank.md", vec!["rank", &bundle, "--format", "markdown"]),
             ("validate.txt", vec!["validate", &bundle]),
         ];
         for (file, args) in cases {
@@ -71,6 +81,29 @@ fn every_shipped_bundle_matches_its_goldens() {
             );
             check(&golden.join(format!("explain-{test}.txt")), &stdout);
         }
+    }
+}
+
+/// The HTML report of the Java example library, with its sources, the truth's measures and the
+/// APFD plot; and of the motivating bundle, without sources.
+#[test]
+fn html_reports_match_their_goldens() {
+    let library = [
+        "report",
+        "testdata/java/library/bundle",
+        "--source-root",
+        "testdata/java/library/src",
+        "--truth",
+        "testdata/java/library/truth.csv",
+    ];
+    let motivating = ["report", "traces/motivating"];
+    for (file, args) in [
+        ("library.html", &library[..]),
+        ("motivating.html", &motivating[..]),
+    ] {
+        let (code, stdout, stderr) = paf(args);
+        assert_eq!((code, stderr.as_str()), (0, ""), "paf {args:?}");
+        check(&PathBuf::from("testdata/report").join(file), &stdout);
     }
 }
 

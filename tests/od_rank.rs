@@ -117,7 +117,7 @@ fn rank_exclude_od_drops_order_caused_failures_and_keeps_the_rest() {
     let text = String::from_utf8_lossy(&table.stdout);
     assert!(
         text.contains(&format!(
-            "Excluded: 1 failure(s) caused by the test order (--exclude-od)\n  {F2} (victim): fails after {F1}; witness: {F1} {F2}\n"
+            "Excluded: 1 failure caused by the test order (--exclude-od)\n  {F2} (victim): fails after {F1}; witness: {F1} {F2}\n"
         )),
         "{text}"
     );

@@ -97,6 +97,9 @@ pub(super) struct Tracker {
     pub watch: Option<Watch>,
     method_sym: Option<Sym>,
     pub values: bool,
+    /// With `values` (the evaluation's facts): the statements the test's events happened at,
+    /// for its line coverage (bounded by the statement table, not by the events).
+    pub stmts: Option<FxHashSet<StmtIx>>,
     pub duas: FxHashSet<Dua>,
     pub tracks: FxHashMap<FrameId, Track>,
     pub candidate: Option<Candidate>,
@@ -112,6 +115,7 @@ impl Tracker {
             watch,
             method_sym: None,
             values,
+            stmts: values.then(FxHashSet::default),
             duas: FxHashSet::default(),
             tracks: FxHashMap::default(),
             candidate: None,
@@ -298,6 +302,9 @@ impl Recorder for Tracker {
     const TIMED: bool = true;
 
     fn event(&mut self, at: u32, event: &Event, names: &dyn Names) {
+        if let (Some(stmts), Some(stmt)) = (&mut self.stmts, event.stmt()) {
+            stmts.insert(stmt);
+        }
         self.top_level(at, event);
         self.site(at, event, names);
         if let Event::Exit { frame, .. } = event {

@@ -120,6 +120,8 @@ pub struct Replayed {
     pub duas: Vec<Dua>,
     /// The method under test and, if gathered and written, its entry values.
     pub mut_entry: Option<(String, Option<EntryValues>)>,
+    /// If gathered (the evaluation's facts): the statements the events happened at.
+    pub stmts: Vec<StmtIx>,
     pub events: u64,
 }
 
@@ -172,7 +174,9 @@ impl FailureReplay {
 
     /// The analysis of test `index` once every event was replayed; `symbols` names the method
     /// under test.
-    pub fn finish(self, index: usize, symbols: &Symbols) -> Replayed {
+    pub fn finish(mut self, index: usize, symbols: &Symbols) -> Replayed {
+        let stmts = self.replayer.recorder.stmts.take();
+        let stmts = stmts.map_or_else(Vec::new, |s| s.into_iter().collect());
         let t = &self.replayer.recorder;
         let events = u64::from(self.replayer.events());
         let mut duas: Vec<Dua> = t.duas.iter().copied().collect();
@@ -188,6 +192,7 @@ impl FailureReplay {
             analysis,
             duas,
             mut_entry,
+            stmts,
             events,
         }
     }

@@ -616,6 +616,9 @@ pub struct Duas<F> {
     /// `(method, values)` of every call from the test body that carries values (`None`: not
     /// gathered).
     pub entries: Option<Vec<(Sym, EntryValues)>>,
+    /// With `entries` (the evaluation's facts): the statements the test's events happened
+    /// at, for its line coverage.
+    pub stmts: Option<FxHashSet<StmtIx>>,
 }
 
 impl<F: Fn(StmtIx, VarName) -> bool> Duas<F> {
@@ -624,6 +627,7 @@ impl<F: Fn(StmtIx, VarName) -> bool> Duas<F> {
             wants,
             duas: FxHashSet::default(),
             entries: entries.then(Vec::new),
+            stmts: entries.then(FxHashSet::default),
         }
     }
 
@@ -639,6 +643,9 @@ impl<F: Fn(StmtIx, VarName) -> bool> Recorder for Duas<F> {
     type Def = StmtIx;
 
     fn event(&mut self, _: u32, event: &Event, _: &dyn Names) {
+        if let (Some(stmts), Some(stmt)) = (&mut self.stmts, event.stmt()) {
+            stmts.insert(stmt);
+        }
         if let (
             Some(entries),
             Event::Enter {

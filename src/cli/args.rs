@@ -2,11 +2,16 @@
 //! Each command's own flags live beside it in [`super::cmd`]; nothing here has meaning beyond
 //! parsing.
 
+use std::path::Path;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use super::cmd;
+use super::{cmd, terminal};
 use crate::engine::Jobs;
 use crate::ranking::DEFAULT_SEED;
+use crate::report::SourcePaths;
+use crate::report::layout::TableStyle;
+use crate::trace::Tables;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -27,6 +32,9 @@ pub enum Command {
     Rank(cmd::rank::RankArgs),
     /// Explain one test: its failure-inducing dataflow, locality and theta coverage.
     Explain(cmd::explain::ExplainArgs),
+    /// Write the ranking as one self-contained HTML page: each flow-set expands to its
+    /// dataflow with the source lines around every step, its theta and its tests.
+    Report(cmd::report::ReportArgs),
     /// Check a bundle and list every problem in it.
     Validate(cmd::validate::ValidateArgs),
     /// Order-dependence filter: find failures caused by the order tests ran in.
@@ -34,6 +42,9 @@ pub enum Command {
     /// Measure PAF and the baselines against a ground truth: APFD, clustering F-measure,
     /// alarm precision and recall (or measure rankings and clusterings made elsewhere).
     Eval(cmd::eval::EvalArgs),
+    /// Rank the lines of a bundle by spectrum-based fault localization (Ochiai and DStar over
+    /// its failing and passing tests).
+    Localize(cmd::localize::LocalizeArgs),
     /// Write a synthetic bundle with planted faults and precondition violations, and its
     /// truth.csv (a workload for benchmarks and tests).
     Synth(cmd::synth::SynthArgs),
@@ -42,6 +53,10 @@ pub enum Command {
         #[command(subcommand)]
         command: cmd::trace::TraceCommand,
     },
+    /// Print a shell's completion script (`paf completions bash > ~/.local/share/bash-completion/completions/paf`).
+    Completions(cmd::install::CompletionsArgs),
+    /// Print a man page (roff): `paf man > ~/.local/share/man/man1/paf.1`, `paf man rank`.
+    Man(cmd::install::ManArgs),
 }
 
 /// `text` or `json`: the output of `explain` and `validate`.
@@ -78,4 +93,48 @@ pub struct AnalysisArgs {
     pub max_covering: usize,
     #[command(flatten)]
     pub jobs: JobsArg,
+}
+
+/// How a table is drawn: the CLI's flags over what standard output is.
+#[derive(Args, Debug)]
+pub struct TableArgs {
+    /// Plain ASCII borders (the default when standard output is not a UTF-8 terminal).
+    #[arg(long)]
+    pub ascii: bool,
+    /// Lay tables out for N columns (default: the terminal's width; in a pipe or file, as wide
+    /// as the content).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(20..))]
+    pub width: Option<u16>,
+}
+
+impl TableArgs {
+    /// The style for output to standard output, or to a file when `to_file`.
+    pub fn style(&self, to_file: bool) -> TableStyle {
+        let term = if to_file { None } else { terminal::stdout() };
+        TableStyle {
+            width: self.width.or(term.and_then(|t| t.width)),
+            ascii: self.ascii || !term.is_some_and(|t| t.utf8),
+        }
+    }
+}
+
+/// Where the sources are, for locations given as repository paths.
+#[derive(Args, Debug)]
+pub struct SourceArgs {
+    /// A directory holding sources by package (repeatable), relative to the repository root,
+    /// which is taken to be the current directory. Replaces the bundle's `source_roots`.
+    #[arg(long = "source-root", value_name = "DIR")]
+    pub source_roots: Vec<String>,
+}
+
+impl SourceArgs {
+    /// The source roots given, or else the bundle's, resolved against the current directory.
+    pub fn paths(&self, tables: &Tables) -> SourcePaths {
+        let roots = if self.source_roots.is_empty() {
+            &tables.manifest.source_roots
+        } else {
+            &self.source_roots
+        };
+        crate::sources::locate(tables, roots, Path::new("."))
+    }
 }

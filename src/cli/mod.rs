@@ -6,6 +6,7 @@ pub mod args;
 pub mod cmd;
 mod output;
 mod progress;
+mod terminal;
 
 use std::process::ExitCode;
 
@@ -103,12 +104,16 @@ fn run(command: Command) -> Result<u8, CliError> {
     match command {
         Command::Rank(a) => cmd::rank::run(a),
         Command::Explain(a) => cmd::explain::run(a),
+        Command::Report(a) => cmd::report::run(a),
         Command::Validate(a) => cmd::validate::run(a),
         Command::Od(a) => cmd::od::run(a),
         Command::Eval(a) => cmd::eval::run(a),
+        Command::Localize(a) => cmd::localize::run(a),
         Command::Synth(a) => cmd::synth::run(a),
         Command::Trace {
             command: cmd::trace::TraceCommand::Java(a),
         } => cmd::trace::java(a),
+        Command::Completions(a) => cmd::install::completions(&a),
+        Command::Man(a) => cmd::install::man(&a),
     }
 }

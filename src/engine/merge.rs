@@ -89,10 +89,12 @@ impl<'p> Merge<'p> {
     /// or every problem in line order.
     pub(super) fn finish(mut self, tests: &TestsFile) -> Result<TestIds, Vec<Problem>> {
         let found = self.ledger.verify(|| tests.scan(Keep::Nothing));
-        if !found.is_empty() {
-            self.problems.extend(found);
-            self.problems.sort_by_key(|p| (p.line.is_none(), p.line));
-        }
+        self.problems.extend(found);
+        // Line order; problems of one line in the order of their messages, which does not
+        // depend on the pass that found them (`validate` and `rank` list the same).
+        self.problems.sort_by(|a, b| {
+            (a.line.is_none(), a.line, &a.message).cmp(&(b.line.is_none(), b.line, &b.message))
+        });
         if self.more > 0 {
             self.problems.push(Problem::in_file(
                 &self.path,

@@ -16,14 +16,16 @@ mod merge;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;
 
-use crate::analysis::facts::{Facts, FailingTest};
+use crate::analysis::facts::{self, Facts, FailingTest, LineMap};
 use crate::analysis::{Check, Duas, Failure, FailureReplay, Replayed, Replayer, Unanalyzed};
 use crate::progress::Progress;
 use crate::ranking::coverage::DuaTable;
 use crate::trace::assemble::TestRecord;
 use crate::trace::feed::{Feed, SegmentResults};
 use crate::trace::scan::{self, EndHeader, Keep, Piece, Segment};
-use crate::trace::{Bundle, Dua, EntryValues, LocalSymbols, Outcome, Problem, Symbols, TestIds};
+use crate::trace::{
+    Bundle, Dua, EntryValues, LocalSymbols, Outcome, Problem, StatementTable, Symbols, TestIds,
+};
 use interest::{Interest, NamedDua};
 use merge::Merge;
 
@@ -110,6 +112,8 @@ struct Tested {
     named: Vec<NamedDua>,
     /// With [`Options::facts`], of a passing test: its body's calls with entry values.
     entries: Vec<(String, EntryValues)>,
+    /// With [`Options::facts`], of a passing test: the lines it covered.
+    covered: Vec<u32>,
 }
 
 impl Tested {
@@ -121,6 +125,7 @@ impl Tested {
             duas: Vec::new(),
             named: Vec::new(),
             entries: Vec::new(),
+            covered: Vec::new(),
         }
     }
 }
@@ -137,6 +142,9 @@ struct First {
     /// DUAs the failing tests exercised: they join theta but cover nothing.
     duas: FxHashSet<Dua>,
     facts: Vec<FailingTest>,
+    /// With [`Options::facts`]: the lines coverage is counted on (eval's facts count coverage
+    /// by source line).
+    lines: Option<LineMap>,
     /// Ordinals of the failing segments, in file order.
     failing: Vec<usize>,
     /// Failing segments too large to hold, with their end records: read in a pass of their own.
@@ -161,6 +169,9 @@ fn pass_one(
         unanalyzed: Vec::new(),
         duas: FxHashSet::default(),
         facts: Vec::new(),
+        lines: options
+            .facts
+            .then(|| LineMap::new(&bundle.tables.statements)),
         failing: Vec::new(),
         deferred: Vec::new(),
     };
@@ -271,7 +282,7 @@ impl First {
             .map(|r| {
                 r.map(|(test, replay)| {
                     let replayed = replay.finish(test.index, &self.symbols);
-                    self.take(&test, replayed, options.facts)
+                    self.take(&test, replayed, statements)
                 })
             })
             .collect();
@@ -279,13 +290,21 @@ impl First {
     }
 
     /// Phase 1 on one failing test: a failure for the flow-sets, or a reason it is unanalyzed.
-    fn take(&mut self, test: &TestRecord, replayed: Replayed, gather_facts: bool) -> Tested {
+    fn take(
+        &mut self,
+        test: &TestRecord,
+        replayed: Replayed,
+        statements: &StatementTable,
+    ) -> Tested {
         self.duas.extend(replayed.duas);
-        if gather_facts {
+        if let Some(lines) = &self.lines {
+            let failure = replayed.analysis.as_ref().ok();
             self.facts.push(FailingTest {
                 id: test.id.clone(),
                 exception: test.exception.clone(),
                 mut_entry: replayed.mut_entry,
+                covered: lines.covered(replayed.stmts),
+                crash_vars: failure.map(|f| facts::crash_entries(f, statements, &self.symbols)),
             });
         }
         match replayed.analysis {
@@ -312,6 +331,7 @@ fn tested(
     sink: &Passing<'_>,
     interest: &Interest,
     symbols: &LocalSymbols,
+    lines: Option<&LineMap>,
 ) -> Tested {
     let (duas, named) = interest.split(sink.recorder.sorted(), symbols);
     let entries = match (&sink.recorder.entries, test.outcome) {
@@ -321,10 +341,15 @@ fn tested(
             .collect(),
         _ => Vec::new(),
     };
+    let covered = match (&sink.recorder.stmts, lines, test.outcome) {
+        (Some(stmts), Some(lines), Outcome::Pass) => lines.covered(stmts.iter().copied()),
+        _ => Vec::new(),
+    };
     Tested {
         duas,
         named,
         entries,
+        covered,
         ..Tested::of(test)
     }
 }
@@ -366,8 +391,10 @@ pub fn analyze(
     let shared = symbols.clone();
     let mut outcomes = Vec::new();
     let mut events = 0;
+    let lines = first.lines.take();
     let mut facts = Facts {
         failing: std::mem::take(&mut first.facts),
+        passing_coverage: vec![0; lines.as_ref().map_or(0, LineMap::len)],
         ..Facts::default()
     };
     let mut changed = false;
@@ -383,7 +410,9 @@ pub fn analyze(
             })?;
             let done: Results<Tested> = results
                 .into_iter()
-                .map(|r| r.map(|(test, sink)| tested(&test, &sink, &interest, local)))
+                .map(|r| {
+                    r.map(|(test, sink)| tested(&test, &sink, &interest, local, lines.as_ref()))
+                })
                 .collect();
             Some((seg, done))
         },
@@ -402,6 +431,9 @@ pub fn analyze(
                 events += t.events;
                 outcomes.push(t.outcome);
                 facts.passing_entries.extend(t.entries);
+                if options.facts && t.outcome == Outcome::Pass {
+                    facts.add_passing_coverage(&t.covered);
+                }
                 if t.outcome == Outcome::Pass {
                     let mut kept = t.duas;
                     kept.extend(t.named.iter().map(|d| d.intern(&mut symbols)));
@@ -413,21 +445,11 @@ pub fn analyze(
             merge.tick(outcomes.len());
         },
     );
-    let test_ids = merge.finish(&bundle.tests);
-    let changed = (changed || !first.results.is_empty()).then(|| {
-        Problem::in_file(
-            path,
-            "the file changed while it was read: expected it to stay the same during the run",
-        )
-    });
-    let test_ids: TestIds = match (test_ids, changed) {
-        (Ok(ids), None) => ids,
-        (Ok(_), Some(p)) => return Err(vec![p]),
-        (Err(mut problems), changed) => {
-            problems.extend(changed);
-            return Err(problems);
-        }
-    };
+    let test_ids = finished(
+        merge.finish(&bundle.tests),
+        changed || !first.results.is_empty(),
+        path,
+    )?;
     Ok(Analysis {
         symbols,
         test_ids,
@@ -436,8 +458,31 @@ pub fn analyze(
         unanalyzed: first.unanalyzed,
         duas,
         events,
-        facts: options.facts.then_some(facts),
+        facts: lines.map(|lines| Facts { lines, ..facts }),
     })
+}
+
+/// The test ids pass 2's merge gave, unless it found problems or `changed` (the file changed
+/// between the passes).
+fn finished(
+    test_ids: Result<TestIds, Vec<Problem>>,
+    changed: bool,
+    path: &std::path::Path,
+) -> Result<TestIds, Vec<Problem>> {
+    let changed = changed.then(|| {
+        Problem::in_file(
+            path,
+            "the file changed while it was read: expected it to stay the same during the run",
+        )
+    });
+    match (test_ids, changed) {
+        (Ok(ids), None) => Ok(ids),
+        (Ok(_), Some(p)) => Err(vec![p]),
+        (Err(mut problems), changed) => {
+            problems.extend(changed);
+            Err(problems)
+        }
+    }
 }
 
 /// What `paf validate` reports of a bundle without problems.

@@ -1,8 +1,9 @@
 //! What [`super::compare`] measures on a bundle, one function per family: PAF's report read three
 //! ways, the plain baselines (bundle order and random orders), the classifying baselines
-//! (JCrasher and Daikon-style), and the clusterings (PAF's flow-sets, ReBucket and the two stack
-//! signatures). Each builds its rankings or clusterings of test ids from PAF's report or the
-//! engine's facts and leaves the measuring to [`super::measure`].
+//! (JCrasher, and Daikon by the paper's rule and by invariant violations), and the clusterings
+//! (PAF's flow-sets, ReBucket trained and untrained, MSeer, and the two stack signatures). Each
+//! builds its rankings or clusterings of test ids from PAF's report or the engine's facts and
+//! leaves the measuring to [`super::measure`].
 
 use std::collections::HashMap;
 
@@ -10,19 +11,22 @@ use super::input::Truth;
 use super::jcrasher::{self, AccessTable};
 use super::measure::{alarm_counts, clustering, items_faults, randomized, single};
 use super::metrics::{self, Weighting};
-use super::{Classified, ClusteringEval, RankingEval, Settings, daikon, rebucket};
+use super::{
+    Classified, ClusterParams, ClusteringEval, RankingEval, Settings, daikon, mseer, rebucket,
+};
 use crate::analysis::facts::{Facts, FailingTest};
 use crate::report::Report;
 use crate::trace::StackFrame;
 
-/// PAF's report as three rankings: its flow-sets, its tests, and its representatives first.
-/// A flow-set, and each of its tests, is an alarm when it is local.
+/// PAF's report as three rankings: its flow-sets, its tests in the report's order
+/// (representatives first), and its tests flow-set by flow-set. A flow-set, and each of its
+/// tests, is an alarm when it is local.
 pub(super) fn paf_rankings(paf: &Report, truth: &Truth) -> [RankingEval; 3] {
     let alarmed = alarmed_tests(paf);
     [
         paf_flow_sets(paf, truth),
         paf_tests(paf, &alarmed, truth),
-        paf_representatives(paf, &alarmed, truth),
+        paf_blocks(paf, &alarmed, truth),
     ]
 }
 
@@ -71,22 +75,16 @@ fn paf_tests(paf: &Report, alarmed: &[bool], truth: &Truth) -> RankingEval {
     single("PAF (tests)", "tests", &items, truth, Some(alarms))
 }
 
-/// PAF read the way its flow-set table is meant to be read: each flow-set's representative in
-/// rank order (one test per alarm), then the other members, then the unanalyzed tests.
-fn paf_representatives(paf: &Report, alarmed: &[bool], truth: &Truth) -> RankingEval {
-    let mut reps: Vec<Vec<&str>> = paf
+/// PAF's tests flow-set by flow-set (`paf rank --test-order blocks`): each flow-set's tests
+/// together, representative first, flow-sets in rank order, then the unanalyzed tests.
+fn paf_blocks(paf: &Report, alarmed: &[bool], truth: &Truth) -> RankingEval {
+    let mut blocks: Vec<Vec<&str>> = paf
         .flow_sets
         .iter()
-        .map(|fs| vec![fs.representative.as_str()])
+        .flat_map(|fs| fs.tests.iter().map(|t| vec![t.as_str()]))
         .collect();
-    reps.extend(paf.flow_sets.iter().flat_map(|fs| {
-        fs.tests
-            .iter()
-            .filter(|t| **t != fs.representative)
-            .map(|t| vec![t.as_str()])
-    }));
-    reps.extend(paf.unanalyzed.iter().map(|u| vec![u.test.as_str()]));
-    let items = items_faults(&reps, truth);
+    blocks.extend(paf.unanalyzed.iter().map(|u| vec![u.test.as_str()]));
+    let items = items_faults(&blocks, truth);
     let by_test: HashMap<&str, bool> = paf
         .tests
         .iter()
@@ -94,17 +92,12 @@ fn paf_representatives(paf: &Report, alarmed: &[bool], truth: &Truth) -> Ranking
         .map(|(t, &a)| (t.test.as_str(), a))
         .collect();
     let alarms = metrics::alarms(
-        reps.iter()
+        blocks
+            .iter()
             .zip(&items)
             .map(|(t, f)| (by_test.get(t[0]).copied().unwrap_or(false), !f.is_empty())),
     );
-    single(
-        "PAF (representatives first)",
-        "tests",
-        &items,
-        truth,
-        Some(alarms),
-    )
+    single("PAF (tests, blocks)", "tests", &items, truth, Some(alarms))
 }
 
 /// The failing tests in bundle order (`items`, the faults of each), as they are and in random
@@ -139,27 +132,88 @@ pub(super) fn jcrasher(
     )
 }
 
-/// Daikon-style invariants mined from the passing tests, checked at each failing test's method
-/// under test.
+/// Daikon's invariants mined from the passing tests at each method's entry, used two ways at a
+/// failing test's method under test: the paper's rule (`Daikon`: a false alarm when invariants
+/// relevant to the crash variable exist) and the rule DSD-Crasher and Eclat filter inputs by
+/// (`Daikon violations`: a false alarm when the entry values violate an invariant).
 pub(super) fn daikon(
     facts: &Facts,
     items: &[Vec<usize>],
     truth: &Truth,
     settings: &Settings,
-) -> RankingEval {
+) -> [RankingEval; 2] {
     let invariants =
         daikon::Invariants::mine(facts.passing_entries.iter().map(|(m, v)| (m.as_str(), v)));
-    let decisions = facts
+    let paper = facts
         .failing
         .iter()
-        .map(|t| daikon_decision(&invariants, t))
+        .map(|t| relevant_decision(&invariants, t))
         .collect();
-    classifier("Daikon", decisions, facts, items, truth, settings)
+    let violations = facts
+        .failing
+        .iter()
+        .map(|t| violation_decision(&invariants, t))
+        .collect();
+    [
+        classifier("Daikon", paper, facts, items, truth, settings),
+        classifier(
+            "Daikon violations",
+            violations,
+            facts,
+            items,
+            truth,
+            settings,
+        ),
+    ]
 }
 
-/// Whether a failing test is an alarm for the Daikon-style baseline (no invariant at its MUT's
-/// entry is violated, or there is nothing to check), and why.
-fn daikon_decision(invariants: &daikon::Invariants, test: &FailingTest) -> (bool, String) {
+/// The paper's Daikon rule (PAF section 5.2): a failing test is a false alarm when invariants
+/// at its MUT's entry relevant to a crash variable exist, otherwise an alarm. The relevant
+/// variables are the MUT's arguments and receiver fields on the crash variable's copy chain.
+fn relevant_decision(invariants: &daikon::Invariants, test: &FailingTest) -> (bool, String) {
+    let Some((method, _)) = &test.mut_entry else {
+        return (
+            true,
+            "no call of the test body threw: no MUT, so no invariant relates to the crash".into(),
+        );
+    };
+    let Some(vars) = &test.crash_vars else {
+        return (
+            true,
+            format!("{method}: PAF found no crash variable, so no invariant relates to it"),
+        );
+    };
+    let mut found = Vec::new();
+    for cv in vars {
+        for inv in invariants.relevant(method, &cv.args, &cv.fields) {
+            found.push(format!("{} ({inv})", cv.var));
+        }
+    }
+    if !found.is_empty() {
+        return (
+            false,
+            format!("{method}: invariants relate to {}", found.join("; ")),
+        );
+    }
+    let names: Vec<&str> = vars.iter().map(|v| v.var.as_str()).collect();
+    let entry: Vec<String> = vars
+        .iter()
+        .flat_map(|v| v.args.iter().chain(&v.fields).cloned())
+        .collect();
+    let why = if entry.is_empty() {
+        format!(
+            "the dataflow of {} starts inside the MUT: no entry variable on it",
+            names.join(", ")
+        )
+    } else {
+        format!("no invariant at entry over {}", entry.join(", "))
+    };
+    (true, format!("{method}: {why}"))
+}
+
+/// The invariant-violation rule: a failing test is an alarm when no invariant at its MUT's
+/// entry is violated, or there is nothing to check.
+fn violation_decision(invariants: &daikon::Invariants, test: &FailingTest) -> (bool, String) {
     match &test.mut_entry {
         None => (
             true,
@@ -224,16 +278,10 @@ pub(super) fn paf_clustering(paf: &Report, truth: &Truth, weighting: Weighting) 
     clustering("PAF (flow-sets)", &clusters, truth, weighting, None)
 }
 
-/// The clusterings of the failing tests (`failing`, in bundle order) by their stacks: ReBucket,
-/// then equal signatures of the top frame and of the whole stack.
-pub(super) fn stack_clusterings(
-    facts: &Facts,
-    failing: &[&str],
-    truth: &Truth,
-    settings: &Settings,
-) -> [ClusteringEval; 3] {
-    // Stacks without the test method's frame (the last one), which differs in every test.
-    let stacks: Vec<&[StackFrame]> = facts
+/// Each failing test's stack without the test method's frame (the last one), which differs in
+/// every test.
+fn stacks(facts: &Facts) -> Vec<&[StackFrame]> {
+    facts
         .failing
         .iter()
         .map(|t| {
@@ -241,14 +289,24 @@ pub(super) fn stack_clusterings(
                 .as_ref()
                 .map_or(&[][..], |e| &e.frames[..e.frames.len().saturating_sub(1)])
         })
-        .collect();
+        .collect()
+}
+
+/// The clusterings of the failing tests (`failing`, in bundle order) by equal signatures of
+/// the top frame and of the whole stack.
+pub(super) fn signature_clusterings(
+    facts: &Facts,
+    failing: &[&str],
+    truth: &Truth,
+    settings: &Settings,
+) -> [ClusteringEval; 2] {
+    let stacks = stacks(facts);
     let (top, whole) = signatures(facts, &stacks);
     let by_signature = |name: &str, keys: &[String]| {
         let groups = to_ids(rebucket::group_by_key(keys), failing);
         clustering(name, &groups, truth, settings.weighting, None)
     };
     [
-        rebucket_clustering(&stacks, failing, truth, settings),
         by_signature("top frame", &top),
         by_signature("whole stack", &whole),
     ]
@@ -262,14 +320,16 @@ fn to_ids<'a>(groups: Vec<Vec<usize>>, failing: &[&'a str]) -> Vec<Vec<&'a str>>
         .collect()
 }
 
-/// ReBucket on the stacks' methods (`class.method`, without lines).
-fn rebucket_clustering(
-    stacks: &[&[StackFrame]],
+/// ReBucket on the stacks' methods (`class.method`, without lines): with parameters trained on
+/// the truth (in-sample, when it names a fault revealed by a failing test), and with the
+/// untrained defaults of `settings`.
+pub(super) fn rebucket_clusterings(
+    facts: &Facts,
     failing: &[&str],
     truth: &Truth,
     settings: &Settings,
-) -> ClusteringEval {
-    let methods: Vec<Vec<String>> = stacks
+) -> Vec<ClusteringEval> {
+    let methods: Vec<Vec<String>> = stacks(facts)
         .iter()
         .map(|s| {
             s.iter()
@@ -277,14 +337,68 @@ fn rebucket_clustering(
                 .collect()
         })
         .collect();
-    let groups = to_ids(rebucket::cluster(&methods, settings.rebucket), failing);
-    clustering(
-        "ReBucket",
-        &groups,
-        truth,
-        settings.weighting,
-        Some(settings.rebucket),
-    )
+    let run = |name: &str, p: rebucket::Params, trained: bool| {
+        let groups = to_ids(rebucket::cluster(&methods, p), failing);
+        let params = ClusterParams::ReBucket {
+            c: p.c,
+            o: p.o,
+            d: p.d,
+            trained,
+        };
+        clustering(name, &groups, truth, settings.weighting, Some(params))
+    };
+    let trained = rebucket::train(&methods, |groups| {
+        let groups = to_ids(groups.to_vec(), failing);
+        clustering("", &groups, truth, settings.weighting, None)
+            .f_measure
+            .value
+    });
+    let mut out = Vec::new();
+    if let Some((p, _)) = trained {
+        out.push(run("ReBucket trained", p, true));
+    }
+    out.push(run("ReBucket untrained", settings.rebucket, false));
+    out
+}
+
+/// MSeer: the failing tests clustered by the revised Kendall tau distance of their Ochiai
+/// rankings of lines; then, as a second reading of PAF's RQ1 ("clustering fault revealing
+/// tests"), the fault-revealing tests alone (the truth chooses its input: an oracle).
+pub(super) fn mseer_clusterings(
+    facts: &Facts,
+    failing: &[&str],
+    truth: &Truth,
+    settings: &Settings,
+) -> Vec<ClusteringEval> {
+    let run = |name: &str, which: &[usize]| {
+        let covered: Vec<&[u32]> = which
+            .iter()
+            .map(|&i| facts.failing[i].covered.as_slice())
+            .collect();
+        let m = mseer::cluster(&covered, &facts.passing_coverage);
+        let groups: Vec<Vec<&str>> = m
+            .clusters
+            .into_iter()
+            .map(|g| g.into_iter().map(|k| failing[which[k]]).collect())
+            .collect();
+        let params = ClusterParams::MSeer {
+            formula: "ochiai",
+            radius: m.radius,
+            medoids: m.medoids,
+        };
+        clustering(name, &groups, truth, settings.weighting, Some(params))
+    };
+    let all: Vec<usize> = (0..failing.len()).collect();
+    let revealing: Vec<usize> = all
+        .iter()
+        .copied()
+        .filter(|&i| !truth.faults_of(failing[i]).is_empty())
+        .collect();
+    let mut out = vec![run("MSeer", &all)];
+    if !revealing.is_empty() {
+        out.push(run("MSeer, revealing tests only", &revealing));
+    }
+    out
 }
 
 /// Each failing test's signatures: its exception at the top frame, and its exception at the

@@ -199,6 +199,25 @@ impl Invariants {
         Invariants { methods }
     }
 
+    /// The invariants of `method` over the arguments `args` and the receiver fields `fields`
+    /// (qualified names), as text: the paper's Daikon baseline keeps the invariants relevant to
+    /// the crash variable (PAF section 5.2).
+    pub fn relevant(&self, method: &str, args: &[String], fields: &[String]) -> Vec<String> {
+        let Some(vars) = self.methods.get(method) else {
+            return Vec::new();
+        };
+        vars.iter()
+            .filter(|((kind, name), _)| {
+                if kind == "arg" {
+                    args.contains(name)
+                } else {
+                    fields.contains(name)
+                }
+            })
+            .flat_map(|((kind, name), invs)| invs.iter().map(|i| i.text(&var_name(kind, name))))
+            .collect()
+    }
+
     /// The invariants of `method` that `values` violate, as text (empty: no violation).
     pub fn violations(&self, method: &str, values: &EntryValues) -> Vec<String> {
         let Some(vars) = self.methods.get(method) else {

@@ -8,10 +8,13 @@
 //! `ArithmeticException`, and a greater height reports any runtime exception. Here the modifiers
 //! come from the statement table's optional `access` field; a frame whose class or method the
 //! table does not describe (JDK and other uninstrumented code) "may be non-public", the answer
-//! JCrasher's own predicate gives when it cannot rule that out, so it is trimmed.
+//! JCrasher's own predicate gives when it cannot rule that out, so it is trimmed. Errors, checked
+//! and runtime exceptions are told apart by the thrown type's superclass chain
+//! ([`super::throwables`]).
 
 use std::collections::{HashMap, HashSet};
 
+use super::throwables::{Chain, Kind};
 use crate::trace::{ExceptionInfo, Modifier, StackFrame, StatementTable, Symbols};
 
 /// What the statement table says about one class.
@@ -111,65 +114,18 @@ pub struct Verdict {
     pub reason: String,
 }
 
-/// What kind of throwable a type name is, as far as its name tells.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Error,
-    Checked,
-    Runtime,
-}
-
-/// Throwables named `...Error`, and JUnit's comparison failures, are errors; well-known checked
-/// JDK exceptions are checked; every other type (JDK runtime exceptions and application
-/// exceptions, whose superclasses the trace does not record) is taken to be unchecked.
-fn kind(type_name: &str) -> Kind {
-    const ERRORS: &[&str] = &[
-        "org.junit.ComparisonFailure",
-        "junit.framework.ComparisonFailure",
-    ];
-    const CHECKED: &[&str] = &[
-        "java.lang.Exception",
-        "java.lang.Throwable",
-        "java.lang.CloneNotSupportedException",
-        "java.lang.InterruptedException",
-        "java.lang.ReflectiveOperationException",
-        "java.lang.ClassNotFoundException",
-        "java.lang.IllegalAccessException",
-        "java.lang.InstantiationException",
-        "java.lang.NoSuchFieldException",
-        "java.lang.NoSuchMethodException",
-        "java.lang.reflect.InvocationTargetException",
-        "java.text.ParseException",
-        "java.util.concurrent.ExecutionException",
-        "java.util.concurrent.TimeoutException",
-        "java.util.concurrent.BrokenBarrierException",
-    ];
-    let simple = type_name.rsplit('.').next().unwrap_or(type_name);
-    if simple.ends_with("Error") || ERRORS.contains(&type_name) {
-        Kind::Error
-    } else if CHECKED.contains(&type_name)
-        || ((type_name.starts_with("java.io.")
-            || type_name.starts_with("java.net.")
-            || type_name.starts_with("java.sql."))
-            && type_name != "java.io.UncheckedIOException")
-    {
-        Kind::Checked
-    } else {
-        Kind::Runtime
-    }
-}
-
-/// JCrasher's `isBugException`: the exceptions the JVM raises for a fault of the throwing code.
-/// Matched by name: the trace does not record superclasses, so subclasses are not recognized.
-fn is_bug_exception(type_name: &str) -> bool {
-    matches!(
-        type_name,
-        "java.lang.ArrayIndexOutOfBoundsException"
-            | "java.lang.NegativeArraySizeException"
-            | "java.lang.ArrayStoreException"
-            | "java.lang.ClassCastException"
-            | "java.lang.ArithmeticException"
-    )
+/// JCrasher's `isBugException`: the exceptions the JVM raises for a fault of the throwing code,
+/// or their subclasses (`instanceof`), as far as the chain knows them.
+fn is_bug_exception(chain: &Chain) -> bool {
+    [
+        "java.lang.ArrayIndexOutOfBoundsException",
+        "java.lang.NegativeArraySizeException",
+        "java.lang.ArrayStoreException",
+        "java.lang.ClassCastException",
+        "java.lang.ArithmeticException",
+    ]
+    .iter()
+    .any(|c| chain.is_a(c))
 }
 
 /// JCrasher's `getPublicToPublicSliceHeight` on `frames` (innermost first) with the test
@@ -208,12 +164,23 @@ pub fn classify(exception: Option<&ExceptionInfo>, access: &AccessTable) -> Verd
     let Some(e) = exception else {
         return suppress("no exception recorded");
     };
-    match kind(&e.kind) {
+    let chain = Chain::of(e, access);
+    // How the kind was known, when the hierarchy did not know the type.
+    let by_name = if chain.complete {
+        ""
+    } else {
+        " (superclass chain unknown: judged by the type's name)"
+    };
+    match chain.kind() {
         Kind::Checked => {
-            return suppress("a checked exception: JCrasher ignores checked exceptions");
+            return suppress(&format!(
+                "a checked exception: JCrasher ignores checked exceptions{by_name}"
+            ));
         }
         Kind::Error => {
-            return suppress("an Error: JCrasher hides errors unless asked to show them");
+            return suppress(&format!(
+                "an Error: JCrasher hides errors unless asked to show them{by_name}"
+            ));
         }
         Kind::Runtime => {}
     }
@@ -221,21 +188,29 @@ pub fn classify(exception: Option<&ExceptionInfo>, access: &AccessTable) -> Verd
         return suppress("thrown by the test method itself (no frame above it)");
     }
     let test = e.frames.len() - 1;
-    match slice_height(&e.frames, test, access) {
-        0 => {
-            suppress("height 0: no public method of a public class between the test and the throw")
-        }
-        1 if is_bug_exception(&e.kind) => Verdict {
-            report: true,
-            reason: "height 1 and an exception the JVM raises for a faulty method".into(),
-        },
-        1 => suppress("height 1: the public method called directly probably got bad input"),
-        h => Verdict {
-            report: true,
-            reason: format!(
+    let (report, reason) = match slice_height(&e.frames, test, access) {
+        0 => (
+            false,
+            "height 0: no public method of a public class between the test and the throw".into(),
+        ),
+        1 if is_bug_exception(&chain) => (
+            true,
+            "height 1 and an exception the JVM raises for a faulty method".into(),
+        ),
+        1 => (
+            false,
+            "height 1: the public method called directly probably got bad input".into(),
+        ),
+        h => (
+            true,
+            format!(
                 "height {h}: a public method passed the exception on from another public method"
             ),
-        },
+        ),
+    };
+    Verdict {
+        report,
+        reason: format!("{reason}{by_name}"),
     }
 }
 
@@ -283,6 +258,7 @@ mod tests {
             kind: kind.into(),
             message: None,
             frames,
+            superclasses: None,
         }
     }
 

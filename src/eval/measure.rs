@@ -11,8 +11,8 @@ use rand_chacha::ChaCha8Rng;
 use super::input::Truth;
 use super::metrics::{self, Alarms, Weighting};
 use super::{
-    ApfdReport, Classified, ClusteringEval, Count, FMeasureReport, FaultSummary, RankingEval,
-    Settings, Spread, TruthSummary, rebucket,
+    ApfdReport, Classified, ClusterParams, ClusteringEval, Count, FMeasureReport, FaultSummary,
+    RankingEval, Settings, Spread, TruthSummary,
 };
 
 /// The faults of each item of a ranking whose items are groups of tests.
@@ -51,6 +51,17 @@ pub(super) fn truth_summary(truth: &Truth, file: &str) -> TruthSummary {
     }
 }
 
+/// Why the APFD of `n` items against `m` faults is undefined, if it is.
+fn undefined(n: usize, m: usize) -> Option<String> {
+    if m == 0 {
+        Some("the truth names no fault (m = 0): no fault can be detected early or late".into())
+    } else if n == 0 {
+        Some("nothing is ranked (n = 0)".into())
+    } else {
+        None
+    }
+}
+
 /// A ranking measured as it is (one order).
 pub(super) fn single(
     name: &str,
@@ -61,11 +72,13 @@ pub(super) fn single(
 ) -> RankingEval {
     let m = truth.faults.len();
     let a = metrics::apfd(items, m);
+    let undefined = undefined(a.n, m);
     RankingEval {
         name: name.to_string(),
         unit,
         apfd: ApfdReport {
             value: a.value,
+            undefined: undefined.clone(),
             n: a.n,
             m: a.m,
             tf_sum: Count::Exact(a.tf_sum()),
@@ -83,16 +96,21 @@ pub(super) fn single(
         },
         spread: None,
         alarms,
-        curve: metrics::curve(items, m)
-            .into_iter()
-            .map(|(x, y)| [x, y])
-            .collect(),
+        curve: if undefined.is_some() {
+            Vec::new()
+        } else {
+            metrics::curve(items, m)
+                .into_iter()
+                .map(|(x, y)| [x, y])
+                .collect()
+        },
         classified: Vec::new(),
     }
 }
 
 /// A ranking of `items` with the alarms (`alarm[i]`) first and a random order within each
-/// group, measured over `settings.runs` orders (run r shuffles with seed + r).
+/// group, measured over `settings.runs` orders (run r shuffles with seed + r). With an
+/// undefined APFD the orders are not measured: only the alarms are.
 pub(super) fn randomized(
     name: &str,
     items: &[Vec<usize>],
@@ -104,6 +122,12 @@ pub(super) fn randomized(
 ) -> RankingEval {
     let m = truth.faults.len();
     let n = items.len();
+    if let Some(why) = undefined(n, m) {
+        let mut out = single(name, "tests", items, truth, alarms);
+        out.apfd.undefined = Some(why);
+        out.classified = classified;
+        return out;
+    }
     let runs = settings.runs.max(1);
     let first_group: Vec<usize> = (0..n).filter(|&i| alarm[i]).collect();
     let second_group: Vec<usize> = (0..n).filter(|&i| !alarm[i]).collect();
@@ -120,7 +144,8 @@ pub(super) fn randomized(
         b.shuffle(&mut rng);
         let order: Vec<Vec<usize>> = a.iter().chain(&b).map(|&i| items[i].clone()).collect();
         let result = metrics::apfd(&order, m);
-        values.push(result.value);
+        // n > 0 and m > 0 (checked above), so the APFD is defined.
+        values.push(result.value.unwrap_or(0.0));
         tf_sum += result.tf_sum();
         for (f, t) in result.first.iter().enumerate() {
             if let Some(t) = t {
@@ -140,7 +165,8 @@ pub(super) fn randomized(
         name: name.to_string(),
         unit: "tests",
         apfd: ApfdReport {
-            value: mean,
+            value: Some(mean),
+            undefined: None,
             n,
             m,
             tf_sum: Count::Mean(tf_sum as f64 / runs as f64),
@@ -191,7 +217,7 @@ pub(super) fn clustering(
     groups: &[Vec<&str>],
     truth: &Truth,
     weighting: Weighting,
-    params: Option<rebucket::Params>,
+    params: Option<ClusterParams>,
 ) -> ClusteringEval {
     let revealing: Vec<&str> = truth.revealing().collect();
     let index: HashMap<&str, usize> = revealing.iter().enumerate().map(|(i, t)| (*t, i)).collect();

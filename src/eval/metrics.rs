@@ -9,8 +9,8 @@ use serde::Serialize;
 /// APFD of one ranking (PAF Eq. 2).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Apfd {
-    /// The APFD value; 0 when the ranking or the fault list is empty.
-    pub value: f64,
+    /// The APFD value; `None` (undefined) when nothing is ranked or the truth names no fault.
+    pub value: Option<f64>,
     /// Items ranked.
     pub n: usize,
     /// Faults in the truth, detected or not.
@@ -48,16 +48,14 @@ pub fn apfd(items: &[Vec<usize>], m: usize) -> Apfd {
             }
         }
     }
-    let value = if n == 0 || m == 0 {
-        0.0
-    } else {
+    let value = (n > 0 && m > 0).then(|| {
         let num: u64 = first
             .iter()
             .flatten()
             .map(|&tf| 2 * (n - tf) as u64 + 1)
             .sum();
         num as f64 / (2 * n as u64 * m as u64) as f64
-    };
+    });
     Apfd { value, n, m, first }
 }
 
@@ -203,26 +201,36 @@ pub struct Alarms {
     pub true_alarms: usize,
     /// Items that reveal a fault, alarmed or not.
     pub relevant: usize,
+    /// Items classified, alarmed or not.
+    pub items: usize,
     /// true / alarms; `None` without alarms.
     pub precision: Option<f64>,
     /// true / relevant; `None` when nothing reveals a fault.
     pub recall: Option<f64>,
+    /// (alarms - true) / (items - relevant): the share of the items that reveal no fault which
+    /// are raised as alarms (for PAF, put in the local group); `None` when every item reveals
+    /// a fault.
+    pub false_alarm_share: Option<f64>,
 }
 
 /// Precision and recall of alarms over items; each item is `(alarmed, reveals a fault)`.
 pub fn alarms(items: impl IntoIterator<Item = (bool, bool)>) -> Alarms {
-    let (mut alarms, mut true_alarms, mut relevant) = (0, 0, 0);
+    let (mut alarms, mut true_alarms, mut relevant, mut count) = (0, 0, 0, 0);
     for (alarmed, revealing) in items {
         alarms += usize::from(alarmed);
         true_alarms += usize::from(alarmed && revealing);
         relevant += usize::from(revealing);
+        count += 1;
     }
+    let (false_alarms, clean) = (alarms - true_alarms, count - relevant);
     Alarms {
         alarms,
         true_alarms,
         relevant,
+        items: count,
         precision: (alarms > 0).then(|| true_alarms as f64 / alarms as f64),
         recall: (relevant > 0).then(|| true_alarms as f64 / relevant as f64),
+        false_alarm_share: (clean > 0).then(|| false_alarms as f64 / clean as f64),
     }
 }
 
@@ -240,9 +248,9 @@ mod tests {
         // 1 - 1/2 + 1/4 = 0.75.
         let a = apfd(&[vec![0], vec![]], 1);
         assert_eq!((a.n, a.m, a.tf_sum()), (2, 1, 1));
-        assert!(close(a.value, 0.75), "{}", a.value);
+        assert!(close(a.value.unwrap(), 0.75));
         // The other order: 1 - 2/2 + 1/4 = 0.25.
-        assert!(close(apfd(&[vec![], vec![0]], 1).value, 0.25));
+        assert!(close(apfd(&[vec![], vec![0]], 1).value.unwrap(), 0.25));
     }
 
     #[test]
@@ -260,12 +268,12 @@ mod tests {
         ];
         let a = apfd(&items, 10);
         assert_eq!(a.tf_sum(), 30);
-        assert!(close(a.value, 0.5), "{}", a.value);
+        assert!(close(a.value.unwrap(), 0.5));
         // The order C-E-B-A-D: TF = 1 for faults 1..7, 2 for 8..10: sum 13;
         // APFD = 1 - 13/50 + 1/10 = 0.84.
         let reordered: Vec<Vec<usize>> =
             [2, 4, 1, 0, 3].iter().map(|&i| items[i].clone()).collect();
-        assert!(close(apfd(&reordered, 10).value, 0.84));
+        assert!(close(apfd(&reordered, 10).value.unwrap(), 0.84));
     }
 
     #[test]
@@ -275,8 +283,10 @@ mod tests {
         let a = apfd(&[vec![], vec![0], vec![]], 2);
         assert_eq!(a.undetected(), [1]);
         assert_eq!(a.tf_sum(), 2);
-        assert!(close(a.value, 0.25), "{}", a.value);
-        assert_eq!(apfd(&[], 2).value, 0.0);
+        assert!(close(a.value.unwrap(), 0.25));
+        // Nothing ranked, or no fault: undefined.
+        assert_eq!(apfd(&[], 2).value, None);
+        assert_eq!(apfd(&[vec![], vec![]], 0).value, None);
     }
 
     #[test]
@@ -290,7 +300,7 @@ mod tests {
             .windows(2)
             .map(|w| (w[1].0 - w[0].0) * (w[0].1 + w[1].1) / 2.0)
             .sum();
-        assert!(close(area, apfd(&items, 3).value), "{area}");
+        assert!(close(area, apfd(&items, 3).value.unwrap()), "{area}");
     }
 
     #[test]
@@ -315,13 +325,87 @@ mod tests {
         assert_eq!(f_measure(&produced, &[], Weighting::Truth).value, None);
     }
 
+    /// PAF's Table 5 for the subjects with one fault, where the published F-measure and number
+    /// of clusters pin the clustering down (up to which cluster holds which test): with N
+    /// revealing tests and a largest cluster of c of them, the truth-weighted F-measure is
+    /// 2c / (c + N). Coll1, ReBucket: 0.593 with 23 clusters of 38 tests: c = 16 (32/54) and 22
+    /// singletons. Coll2, ReBucket: 0.64, 10 clusters of 17: 8 (16/25) and 9 singletons.
+    /// Rhino1-3, ReBucket: 0.048, 0.053, 0.044 with one singleton per test (41, 37, 44 tests):
+    /// 2/42, 2/38, 2/45. Coll1, MSeer: 0.733, 2 clusters of 38: 22 and 16 (44/60). Coll2,
+    /// MSeer: 0.786, 2 of 17: 11 and 6 (22/28). Rhino1, MSeer: 0.988, 2 of 41: 40 and 1
+    /// (80/81). Rhino3, MSeer: 0.842, 2 of 44: 32 and 12 (64/76). The produced weighting (the
+    /// formula as printed) gives other numbers wherever the clusters differ in size, e.g. Coll1
+    /// ReBucket 16/38 * 32/54 + 22 * 1/38 * 2/39 = 0.279, Coll1 MSeer 22/38 * 44/60 +
+    /// 16/38 * 32/54 = 0.674, Rhino1 MSeer 40/41 * 80/81 + 1/41 * 2/42 = 0.965; Coll2
+    /// ReBucket 0.36, Coll2 MSeer 0.693, Rhino3 MSeer 0.729 likewise. With singletons only
+    /// (Rhino ReBucket) both weightings give 2/(N + 1).
+    #[test]
+    fn the_truth_weighting_gives_the_papers_table_5() {
+        // (subject, tests, cluster sizes, published, produced weighting if it differs)
+        type Case = (&'static str, usize, Vec<usize>, f64, Option<f64>);
+        let cases: [Case; 9] = [
+            (
+                "Coll1 ReB",
+                38,
+                [vec![16], vec![1; 22]].concat(),
+                0.593,
+                Some(0.279),
+            ),
+            (
+                "Coll2 ReB",
+                17,
+                [vec![8], vec![1; 9]].concat(),
+                0.64,
+                Some(0.36),
+            ),
+            ("Rhino1 ReB", 41, vec![1; 41], 0.048, None),
+            ("Rhino2 ReB", 37, vec![1; 37], 0.053, None),
+            ("Rhino3 ReB", 44, vec![1; 44], 0.044, None),
+            ("Coll1 MSe", 38, vec![22, 16], 0.733, Some(0.674)),
+            ("Coll2 MSe", 17, vec![11, 6], 0.786, Some(0.693)),
+            ("Rhino1 MSe", 41, vec![40, 1], 0.988, Some(0.965)),
+            ("Rhino3 MSe", 44, vec![32, 12], 0.842, Some(0.729)),
+        ];
+        let round = |v: f64| (v * 1000.0).round() / 1000.0;
+        for (name, n, sizes, published, produced) in cases {
+            assert_eq!(sizes.iter().sum::<usize>(), n, "{name}");
+            let truth = vec![(0..n).collect::<Vec<_>>()];
+            let mut start = 0;
+            let clusters: Vec<Vec<usize>> = sizes
+                .iter()
+                .map(|&k| {
+                    start += k;
+                    (start - k..start).collect()
+                })
+                .collect();
+            let t = f_measure(&clusters, &truth, Weighting::Truth);
+            assert_eq!(round(t.value.unwrap()), published, "{name}");
+            assert_eq!(t.clusters, sizes.len(), "{name}");
+            let p = f_measure(&clusters, &truth, Weighting::Produced)
+                .value
+                .unwrap();
+            match produced {
+                Some(v) => assert_eq!(round(p), v, "{name}"),
+                None => assert_eq!(round(p), published, "{name}: both weightings agree"),
+            }
+        }
+    }
+
     #[test]
     fn alarms_by_hand() {
         // Alarms: items 0 (revealing), 1 (not); item 2 reveals a fault but is not alarmed.
         let a = alarms([(true, true), (true, false), (false, true), (false, false)]);
-        assert_eq!((a.alarms, a.true_alarms, a.relevant), (2, 1, 2));
+        assert_eq!((a.alarms, a.true_alarms, a.relevant, a.items), (2, 1, 2, 4));
         assert_eq!((a.precision, a.recall), (Some(0.5), Some(0.5)));
+        // One false alarm among the two items that reveal nothing.
+        assert_eq!(a.false_alarm_share, Some(0.5));
         let none = alarms([(false, false)]);
         assert_eq!((none.precision, none.recall), (None, None));
+        assert_eq!(none.false_alarm_share, Some(0.0));
+        // No fault at all: every alarm is false; precision 0, recall undefined, 2 of 3
+        // fault-free items alarmed.
+        let clean = alarms([(true, false), (false, false), (true, false)]);
+        assert_eq!((clean.precision, clean.recall), (Some(0.0), None));
+        assert_eq!(clean.false_alarm_share, Some(2.0 / 3.0));
     }
 }

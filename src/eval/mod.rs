@@ -3,12 +3,14 @@
 //! (RQ1, Table 5) and alarm precision and recall (RQ2, Table 6).
 //!
 //! Phases: [`input`] parses the truth, ranking and clusters files; the engine gathers what the
-//! baselines need from a bundle; [`jcrasher`], [`daikon`] and [`rebucket`] are the baselines,
+//! baselines need from a bundle ([`crate::analysis::facts`]); [`jcrasher`] (with
+//! [`throwables`]), [`daikon`], [`rebucket`] and [`mseer`] (with [`sbfl`]) are the baselines,
 //! and `baselines` builds every ranking and clustering of a bundle from them and PAF's report;
 //! [`metrics`] are pure functions of rankings and clusterings, which `measure` applies to test
 //! ids; [`compare`] and [`compare_files`] build the [`EvalReport`] (`paf.eval/1`), which
-//! [`render`] and [`plot`] only format. This file holds the report types and those entry
-//! points. See docs/evaluation.md.
+//! [`render`] and [`plot`] only format. [`localize_bundle`] builds `paf localize`'s
+//! [`sbfl::Localization`]. This file holds the report types and those entry points. See
+//! docs/evaluation.md.
 
 mod baselines;
 pub mod daikon;
@@ -16,9 +18,12 @@ pub mod input;
 pub mod jcrasher;
 mod measure;
 pub mod metrics;
+pub mod mseer;
 pub mod plot;
 pub mod rebucket;
 pub mod render;
+pub mod sbfl;
+pub mod throwables;
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -72,6 +77,8 @@ pub struct EvalReport {
     pub inputs: Vec<String>,
     pub truth: TruthSummary,
     pub seed: u64,
+    /// How the clusterings' F-measure weights its terms.
+    pub weighting: Weighting,
     /// Failing tests of the bundle (`None` for files).
     pub failing: Option<usize>,
     pub rankings: Vec<RankingEval>,
@@ -108,8 +115,11 @@ pub enum Count {
 /// APFD of a ranking, in the JSON shape.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ApfdReport {
-    /// The APFD (for randomized rankings, the mean over the runs).
-    pub value: f64,
+    /// The APFD (for randomized rankings, the mean over the runs); `None` when undefined.
+    pub value: Option<f64>,
+    /// Why the APFD is undefined (nothing ranked, or no fault in the truth).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undefined: Option<String>,
     pub n: usize,
     pub m: usize,
     /// Sum of TF_i over the detected faults.
@@ -176,7 +186,26 @@ pub struct ClusteringEval {
     pub name: String,
     pub f_measure: FMeasureReport,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub params: Option<rebucket::Params>,
+    pub params: Option<ClusterParams>,
+}
+
+/// The parameters a clustering baseline ran with.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum ClusterParams {
+    /// ReBucket's c, o and d; `trained` when they were trained on the truth (in-sample).
+    ReBucket {
+        c: f64,
+        o: f64,
+        d: f64,
+        trained: bool,
+    },
+    /// MSeer: the suspiciousness formula, the potentials' radius r_a and the medoids chosen.
+    MSeer {
+        formula: &'static str,
+        radius: f64,
+        medoids: usize,
+    },
 }
 
 /// Problems and warnings of a comparison.
@@ -229,7 +258,9 @@ fn names(ids: &[&str]) -> String {
 
 /// Measures PAF's report and the baselines computed from `facts` against `truth`, restricted to
 /// the bundle's failing tests. Rankings: PAF's three readings, the plain baselines, JCrasher,
-/// Daikon; clusterings: PAF's flow-sets, ReBucket, the two stack signatures.
+/// the paper's Daikon rule and the invariant-violation rule; clusterings: PAF's flow-sets,
+/// ReBucket (trained on the truth when it names a fault, and untrained), MSeer, the two stack
+/// signatures.
 pub fn compare(
     paf: &Report,
     facts: &Facts,
@@ -263,11 +294,17 @@ pub fn compare(
     rankings.extend(baselines::paf_rankings(paf, &truth));
     rankings.extend(baselines::plain(&items, &truth, settings));
     rankings.push(baselines::jcrasher(facts, access, &items, &truth, settings));
-    rankings.push(baselines::daikon(facts, &items, &truth, settings));
+    rankings.extend(baselines::daikon(facts, &items, &truth, settings));
 
     // Clusterings of all failing tests, measured over the fault-revealing ones.
     let mut clusterings = vec![baselines::paf_clustering(paf, &truth, settings.weighting)];
-    clusterings.extend(baselines::stack_clusterings(
+    clusterings.extend(baselines::rebucket_clusterings(
+        facts, &failing, &truth, settings,
+    ));
+    clusterings.extend(baselines::mseer_clusterings(
+        facts, &failing, &truth, settings,
+    ));
+    clusterings.extend(baselines::signature_clusterings(
         facts, &failing, &truth, settings,
     ));
 
@@ -277,6 +314,7 @@ pub fn compare(
         inputs: Vec::new(),
         truth: truth_summary(&truth, truth_file),
         seed: settings.seed,
+        weighting: settings.weighting,
         failing: Some(failing.len()),
         rankings,
         clusterings,
@@ -356,6 +394,7 @@ pub fn compare_files(
         inputs,
         truth: truth_summary(truth, truth_file),
         seed: settings.seed,
+        weighting: settings.weighting,
         failing: None,
         rankings: ranking_evals,
         clusterings: clustering_evals,

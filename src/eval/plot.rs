@@ -44,14 +44,16 @@ pub fn svg(report: &EvalReport) -> Result<String, String> {
             .y_labels(11)
             .draw()
             .map_err(|e| e.to_string())?;
-        for (i, r) in report.rankings.iter().enumerate() {
+        // A ranking whose APFD is undefined has no curve.
+        let defined = report
+            .rankings
+            .iter()
+            .filter_map(|r| Some((r, r.apfd.value?)));
+        for (i, (r, value)) in defined.enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             let label = match &r.spread {
-                Some(s) => format!(
-                    "{}: {:.3} (mean of {} orders)",
-                    r.name, r.apfd.value, s.runs
-                ),
-                None => format!("{}: {:.3}", r.name, r.apfd.value),
+                Some(s) => format!("{}: {value:.3} (mean of {} orders)", r.name, s.runs),
+                None => format!("{}: {value:.3}", r.name),
             };
             chart
                 .draw_series(LineSeries::new(

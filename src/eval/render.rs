@@ -1,9 +1,11 @@
 //! Renderers of an [`EvalReport`]: a terminal table (like PAF Tables 5 and 6 and Figure 5 side
-//! by side), JSON (`paf.eval/1`) and CSV. They only format; every number is in the report.
+//! by side), JSON (`paf.eval/1`) and CSV; and of `paf localize`'s [`Localization`]
+//! (`paf.localize/1`). They only format; every number is in the report.
 
 use comfy_table::{ContentArrangement, Table, presets};
 
-use super::{ClusteringEval, Count, EvalReport, RankingEval};
+use super::sbfl::{Formula, Localization, Score};
+use super::{ClusterParams, ClusteringEval, Count, EvalReport, RankingEval, Weighting};
 
 /// The `paf.eval/1` JSON document, pretty-printed, with a final newline.
 pub fn json(report: &EvalReport) -> String {
@@ -38,19 +40,34 @@ fn count(c: Count) -> String {
 }
 
 fn apfd_cell(r: &RankingEval) -> String {
-    match &r.spread {
-        Some(s) => format!(
+    match (&r.spread, r.apfd.value) {
+        (Some(s), _) => format!(
             "{} ± {} ({}-{})",
             fixed(s.mean),
             fixed(s.stddev),
             fixed(s.min),
             fixed(s.max)
         ),
-        None => fixed(r.apfd.value),
+        (None, Some(v)) => fixed(v),
+        (None, None) => "undefined".to_string(),
+    }
+}
+
+/// A parameter in at most three decimals, without trailing zeros (1, 0.5, 0.269).
+fn short(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s.is_empty() || s == "-" {
+        "0".to_string()
+    } else {
+        s.to_string()
     }
 }
 
 fn first_cell(r: &RankingEval) -> String {
+    if r.apfd.first.is_empty() {
+        return "-".to_string();
+    }
     r.apfd
         .first
         .iter()
@@ -61,7 +78,16 @@ fn first_cell(r: &RankingEval) -> String {
 
 fn clustering_name(c: &ClusteringEval) -> String {
     match &c.params {
-        Some(p) => format!("{} (c={}, o={}, d={})", c.name, p.c, p.o, p.d),
+        Some(ClusterParams::ReBucket { c: cc, o, d, .. }) => format!(
+            "{} (c={}, o={}, d={})",
+            c.name,
+            short(*cc),
+            short(*o),
+            short(*d)
+        ),
+        Some(ClusterParams::MSeer { medoids, .. }) => {
+            format!("{} (Ochiai, {medoids} medoid(s))", c.name)
+        }
         None => c.name.clone(),
     }
 }
@@ -92,17 +118,36 @@ fn heading(report: &EvalReport) -> String {
     if let Some(subject) = &report.subject {
         out.push_str(&format!("subject: {subject}\n"));
     }
+    let faults = if faults.is_empty() {
+        "no fault".to_string()
+    } else {
+        format!("{} fault(s) ({})", faults.len(), faults.join(", "))
+    };
     out.push_str(&format!(
-        "truth: {}: {} fault(s) ({}), {} fault-revealing test(s)",
-        report.truth.file,
-        report.truth.faults.len(),
-        faults.join(", "),
-        report.truth.revealing_tests
+        "truth: {}: {faults}, {} fault-revealing test(s)",
+        report.truth.file, report.truth.revealing_tests
     ));
     if let Some(n) = report.failing {
         out.push_str(&format!(" among {n} failing"));
     }
     out.push_str(&format!("; seed {}\n", report.seed));
+    if report.truth.faults.is_empty() {
+        out.push_str(
+            "the truth names no fault: APFD is undefined and every alarm is a false alarm\n",
+        );
+    }
+    if !report.clusterings.is_empty() {
+        out.push_str(match report.weighting {
+            Weighting::Truth => {
+                "F-measure weighting: truth (the standard one, which gives PAF's Table 5; \
+                 or --weighting produced)\n"
+            }
+            Weighting::Produced => {
+                "F-measure weighting: produced (the formula as printed in PAF section 5.1; \
+                 or --weighting truth)\n"
+            }
+        });
+    }
     out
 }
 
@@ -120,6 +165,7 @@ fn rankings_table(rankings: &[RankingEval]) -> String {
         "True / Alarms",
         "Precision",
         "Recall",
+        "False-alarm share",
     ]);
     for r in rankings {
         t.add_row(ranking_row(r));
@@ -131,13 +177,14 @@ fn rankings_table(rankings: &[RankingEval]) -> String {
 
 /// One ranking's row: its APFD, first detections, undetected faults and alarms.
 fn ranking_row(r: &RankingEval) -> Vec<String> {
-    let (alarms, precision, recall) = match &r.alarms {
+    let (alarms, precision, recall, false_share) = match &r.alarms {
         Some(a) => (
             format!("{} / {}", a.true_alarms, a.alarms),
             opt(a.precision),
             opt(a.recall),
+            opt(a.false_alarm_share),
         ),
-        None => ("-".into(), "-".into(), "-".into()),
+        None => ("-".into(), "-".into(), "-".into(), "-".into()),
     };
     vec![
         r.name.clone(),
@@ -153,6 +200,7 @@ fn ranking_row(r: &RankingEval) -> Vec<String> {
         alarms,
         precision,
         recall,
+        false_share,
     ]
 }
 
@@ -160,6 +208,10 @@ fn ranking_row(r: &RankingEval) -> Vec<String> {
 fn clusterings_table(report: &EvalReport) -> String {
     let mut out =
         "\nClustering of the fault-revealing tests (F-measure, PAF Table 5)\n".to_string();
+    if report.truth.revealing_tests == 0 {
+        out.push_str("no fault-revealing test: nothing to measure\n");
+        return out;
+    }
     let mut t = new_table(&["Clustering", "F-measure", "Clusters", "Purity"]);
     for c in &report.clusterings {
         t.add_row(vec![
@@ -180,7 +232,7 @@ fn clusterings_table(report: &EvalReport) -> String {
     out
 }
 
-/// How to read the tables: the APFD columns, the random orders, the F-measure's weighting.
+/// How to read the tables: the APFD columns, the random orders, the alarms, the clusterings.
 fn legend(report: &EvalReport) -> String {
     let mut out = String::new();
     if !report.rankings.is_empty() {
@@ -189,23 +241,42 @@ fn legend(report: &EvalReport) -> String {
     } else {
         out.push('\n');
     }
+    if let Some(why) = report
+        .rankings
+        .iter()
+        .find_map(|r| r.apfd.undefined.as_ref())
+    {
+        out.push_str(&format!("APFD undefined: {why}.\n"));
+    }
     if let Some(s) = report.rankings.iter().find_map(|r| r.spread.as_ref()) {
         out.push_str(&format!(
             "Randomized rankings: mean ± standard deviation (min-max) over {} orders, seeds {}..{};\n",
             s.runs, s.seeds[0], s.seeds[1]
         ));
-        out.push_str("JCrasher and Daikon rank their alarms (\"no precondition violation\") first, each group in random order.\n");
+        out.push_str("classifiers rank their alarms (\"no precondition violation\") first, each group in random order.\n");
+    }
+    if report.rankings.iter().any(|r| r.alarms.is_some()) {
+        out.push_str("False-alarm share: alarms revealing no fault over all items revealing no fault (for PAF, the\n");
+        out.push_str("share of them put in the local group).\n");
     }
     if let Some(c) = report.clusterings.first() {
         let w = match c.f_measure.weighting {
-            super::Weighting::Truth => {
-                "each fault by its size, best produced cluster (--weighting truth)"
-            }
-            super::Weighting::Produced => {
+            Weighting::Truth => "each fault by its size, best produced cluster (--weighting truth)",
+            Weighting::Produced => {
                 "each produced cluster by its size, best fault (--weighting produced)"
             }
         };
         out.push_str(&format!("F-measure weights {w}.\n"));
+    }
+    let trained = report.clusterings.iter().any(|c| {
+        matches!(
+            c.params,
+            Some(ClusterParams::ReBucket { trained: true, .. })
+        )
+    });
+    if trained {
+        out.push_str("ReBucket trained: c and o (0 to 2, steps of 0.1) and d chosen for the best F-measure on this\n");
+        out.push_str("truth (in-sample, so an upper bound); untrained: fixed defaults.\n");
     }
     out
 }
@@ -235,6 +306,7 @@ pub fn csv(report: &EvalReport) -> String {
         "relevant",
         "precision",
         "recall",
+        "false_alarm_share",
         "f_measure",
         "clusters",
         "purity",
@@ -255,7 +327,7 @@ pub fn csv(report: &EvalReport) -> String {
             r.unit.to_string(),
             r.apfd.n.to_string(),
             r.apfd.m.to_string(),
-            r.apfd.value.to_string(),
+            csv_opt(r.apfd.value),
             csv_opt(s.map(|s| s.stddev)),
             csv_opt(s.map(|s| s.min)),
             csv_opt(s.map(|s| s.max)),
@@ -267,6 +339,7 @@ pub fn csv(report: &EvalReport) -> String {
             a.map_or(String::new(), |a| a.relevant.to_string()),
             csv_opt(a.and_then(|a| a.precision)),
             csv_opt(a.and_then(|a| a.recall)),
+            csv_opt(a.and_then(|a| a.false_alarm_share)),
             String::new(),
             String::new(),
             String::new(),
@@ -278,14 +351,108 @@ pub fn csv(report: &EvalReport) -> String {
         let mut row = vec![String::new(); header.len()];
         row[0] = "clustering".into();
         row[1] = clustering_name(c);
-        row[17] = csv_opt(c.f_measure.value);
-        row[18] = c.f_measure.clusters.to_string();
-        row[19] = csv_opt(c.f_measure.purity);
-        row[20] = serde_json::to_value(c.f_measure.weighting)
+        row[18] = csv_opt(c.f_measure.value);
+        row[19] = c.f_measure.clusters.to_string();
+        row[20] = csv_opt(c.f_measure.purity);
+        row[21] = serde_json::to_value(c.f_measure.weighting)
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default();
         w.write_record(&row).expect("write to memory");
+    }
+    String::from_utf8(w.into_inner().expect("flush to memory")).expect("CSV of UTF-8 strings")
+}
+
+/// `paf localize`'s report as a table: the lines in the report's order with their spectra,
+/// scores and ranks under both formulas.
+pub fn localization_table(l: &Localization) -> String {
+    let mut out = format!("paf localize: bundle {}\n", l.bundle);
+    if let Some(subject) = &l.subject {
+        out.push_str(&format!("subject: {subject}\n"));
+    }
+    let by = match l.by {
+        Formula::Ochiai => "Ochiai",
+        Formula::Dstar => "DStar",
+    };
+    out.push_str(&format!(
+        "spectra of {} failing and {} passing test(s): {} line(s) covered by a failing test, \
+         {} shown, by {by}\n\n",
+        l.failing,
+        l.passing,
+        l.candidates,
+        l.lines.len()
+    ));
+    let mut t = new_table(&[
+        "Line", "Method", "e_f", "e_p", "Ochiai", "Rank", "DStar", "Rank",
+    ]);
+    for s in &l.lines {
+        t.add_row(vec![
+            format!("{}:{}", s.file, s.line),
+            s.method.clone(),
+            s.ef.to_string(),
+            s.ep.to_string(),
+            format!("{:.4}", s.ochiai),
+            s.ochiai_rank.to_string(),
+            score(s.dstar),
+            s.dstar_rank.to_string(),
+        ]);
+    }
+    out.push_str(&t.to_string());
+    out.push_str("\n\ne_f, e_p: failing and passing tests covering the line. Ochiai = e_f / sqrt(F (e_f + e_p));\n");
+    out.push_str(
+        "DStar = e_f^2 / (e_p + n_f) (inf: every failing test and no passing test covers it).\n",
+    );
+    out.push_str("Rank: 1 + the lines scoring strictly higher (tied lines share the best rank).\n");
+    out
+}
+
+fn score(s: Score) -> String {
+    match s {
+        Score::Finite(v) => format!("{v:.4}"),
+        Score::Infinite => "inf".to_string(),
+    }
+}
+
+/// `paf localize`'s report as JSON (`paf.localize/1`), pretty-printed, with a final newline.
+pub fn localization_json(l: &Localization) -> String {
+    let mut out = serde_json::to_string_pretty(l).expect("a report always serializes");
+    out.push('\n');
+    out
+}
+
+/// `paf localize`'s report as CSV, one row per line shown.
+pub fn localization_csv(l: &Localization) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    // Writing to memory cannot fail.
+    w.write_record([
+        "file",
+        "line",
+        "method",
+        "ef",
+        "ep",
+        "ochiai",
+        "ochiai_rank",
+        "dstar",
+        "dstar_rank",
+    ])
+    .expect("write to memory");
+    for s in &l.lines {
+        let dstar = match s.dstar {
+            Score::Finite(v) => v.to_string(),
+            Score::Infinite => "inf".to_string(),
+        };
+        w.write_record([
+            s.file.clone(),
+            s.line.to_string(),
+            s.method.clone(),
+            s.ef.to_string(),
+            s.ep.to_string(),
+            s.ochiai.to_string(),
+            s.ochiai_rank.to_string(),
+            dstar,
+            s.dstar_rank.to_string(),
+        ])
+        .expect("write to memory");
     }
     String::from_utf8(w.into_inner().expect("flush to memory")).expect("CSV of UTF-8 strings")
 }

@@ -3,13 +3,13 @@
 
 mod text;
 
-pub use text::text;
+pub use text::{Lists, text};
 
 use serde::Serialize;
 
 use crate::analysis::{CrashVar, Failure};
 use crate::engine::Analysis;
-use crate::report::{FlowSetReport, Location, Report, Resolver};
+use crate::report::{FlowSetReport, Location, Report, Resolver, SourcePaths, Step};
 use crate::trace::{Outcome, Tables};
 
 pub const EXPLAIN_SCHEMA: &str = "paf.explain/1";
@@ -46,20 +46,10 @@ pub struct Explanation {
 pub struct VarExplanation {
     pub variable: String,
     /// The failure-inducing dataflow, origin first.
-    pub chain: Vec<StepExplanation>,
+    pub chain: Vec<Step>,
     pub locality: &'static str,
     /// The locality decision in a sentence.
     pub why: String,
-}
-
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
-pub struct StepExplanation {
-    pub def: Option<Location>,
-    #[serde(rename = "use")]
-    pub use_: Location,
-    pub var: String,
-    /// How the definition made its value.
-    pub how: String,
 }
 
 /// Explains test `id`; `Err` if the bundle has no such test.
@@ -68,6 +58,17 @@ pub fn explain(
     analysis: &Analysis,
     report: &Report,
     id: &str,
+) -> Result<Explanation, String> {
+    explain_with_paths(tables, analysis, report, id, SourcePaths::none())
+}
+
+/// [`explain`], with every location also given as a repository path (`paths`).
+pub fn explain_with_paths(
+    tables: &Tables,
+    analysis: &Analysis,
+    report: &Report,
+    id: &str,
+    paths: &SourcePaths,
 ) -> Result<Explanation, String> {
     let Some(index) = analysis.test_ids.find(id) else {
         let near: Vec<&str> = analysis
@@ -83,7 +84,7 @@ pub fn explain(
         };
         return Err(format!("no test {id:?} in the bundle{hint}"));
     };
-    let r = Resolver::new(tables, analysis);
+    let r = Resolver::with_paths(tables, analysis, paths);
     let mut e = Explanation {
         schema: EXPLAIN_SCHEMA,
         test: id.to_string(),
@@ -133,16 +134,7 @@ pub fn explain(
 }
 
 fn explain_var(r: &Resolver<'_>, failure: &Failure, v: &CrashVar) -> VarExplanation {
-    let chain = v
-        .chain
-        .iter()
-        .map(|s| StepExplanation {
-            def: s.def.map(|d| r.location(d)),
-            use_: r.location(s.use_),
-            var: r.var(s.var),
-            how: r.step_kind(s.kind),
-        })
-        .collect();
+    let chain = r.chain(&v.chain);
     let mut_enter = failure.mut_enter;
     let why = match v.origin_time {
         None => {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{Missing, Observed, Outcome};
+use crate::words::counted;
 
 pub const OD_SCHEMA: &str = "paf.od/1";
 
@@ -439,17 +440,17 @@ fn algorithm_table(algorithms: &[AlgoReport]) -> Table {
 
 fn summary_line(s: &Summary) -> String {
     format!(
-        "{} tests ({} failing in the default order): {} victims ({} order-caused failures), {} brittle ({} masked failures), {} self-dependent, {} non-deterministic, {} inconclusive; {} runs ({} executed, {} reused)\n",
-        s.tests,
+        "{} ({} failing in the default order): {} ({}), {} brittle ({}), {} self-dependent, {} non-deterministic, {} inconclusive; {} ({} executed, {} reused)\n",
+        counted(s.tests, "test"),
         s.failing_in_default_order,
-        s.victims,
-        s.order_caused_failures,
+        counted(s.victims, "victim"),
+        counted(s.order_caused_failures, "order-caused failure"),
         s.brittle,
-        s.masked_failures,
+        counted(s.masked_failures, "masked failure"),
         s.self_dependent,
         s.non_deterministic,
         s.inconclusive,
-        s.runs,
+        counted(s.runs, "run"),
         s.executed,
         s.reused
     )

@@ -14,7 +14,7 @@ use coverage::DuaTable;
 use flowset::FlowSet;
 use score::Score;
 
-pub use order::DEFAULT_SEED;
+pub use order::{DEFAULT_SEED, TestOrder};
 
 /// Phases 2 to 4: flow-sets, their scores and their order.
 #[derive(Debug)]
@@ -23,6 +23,8 @@ pub struct Ranked {
     pub scores: Vec<Score>,
     /// Flow-set indices in rank order.
     pub order: Vec<usize>,
+    /// How the report lists the individual tests (representatives first unless set).
+    pub test_order: TestOrder,
 }
 
 /// Groups `failures` into flow-sets, scores them against `duas` and orders them; `seed` breaks
@@ -35,5 +37,6 @@ pub fn rank(failures: &[Failure], duas: &DuaTable, seed: u64) -> Ranked {
         sets,
         scores,
         order,
+        test_order: TestOrder::default(),
     }
 }

@@ -1,5 +1,6 @@
 //! Phase 4 (PAF section 3.4): order flow-sets local first, then by ascending likelihood, ties
-//! in a seeded random order; derive the individual-test ranking from it.
+//! in a seeded random order; derive the individual-test ranking from it (representatives
+//! first, or flow-set by flow-set: [`TestOrder`]).
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -44,20 +45,53 @@ pub fn rank(sets: &[FlowSet], scores: &[Score], seed: u64) -> Vec<usize> {
     order
 }
 
+/// How the individual-test ranking (`paf.rank/1`'s `tests`) lists the tests of flow-sets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum TestOrder {
+    /// Each flow-set's representative in rank order (one test per flow-set, the way the
+    /// flow-set table is read), then the other members of each flow-set in rank order.
+    #[default]
+    Representatives,
+    /// Flow-set by flow-set: each flow-set's tests together, representative first.
+    Blocks,
+}
+
 /// The individual-test ranking: flow-sets in rank order, each with its representative first
-/// and its other members in bundle order. Returns failure indices paired with the flow-set's
-/// position in `order`.
-pub fn tests_in_order(sets: &[FlowSet], order: &[usize]) -> Vec<(usize, usize)> {
+/// and its other members in bundle order; with [`TestOrder::Representatives`] the
+/// representatives of all flow-sets come before any other member. Returns failure indices
+/// paired with the flow-set's position in `order`.
+pub fn tests_in_order(
+    sets: &[FlowSet],
+    order: &[usize],
+    test_order: TestOrder,
+) -> Vec<(usize, usize)> {
+    let others = |pos: usize, set: &FlowSet| {
+        let rep = set.representative;
+        set.members
+            .iter()
+            .filter(move |&&m| m != rep)
+            .map(move |&m| (m, pos))
+            .collect::<Vec<_>>()
+    };
     let mut out = Vec::new();
-    for (pos, &s) in order.iter().enumerate() {
-        let set = &sets[s];
-        out.push((set.representative, pos));
-        out.extend(
-            set.members
-                .iter()
-                .filter(|&&m| m != set.representative)
-                .map(|&m| (m, pos)),
-        );
+    match test_order {
+        TestOrder::Blocks => {
+            for (pos, &s) in order.iter().enumerate() {
+                out.push((sets[s].representative, pos));
+                out.extend(others(pos, &sets[s]));
+            }
+        }
+        TestOrder::Representatives => {
+            out.extend(
+                order
+                    .iter()
+                    .enumerate()
+                    .map(|(pos, &s)| (sets[s].representative, pos)),
+            );
+            for (pos, &s) in order.iter().enumerate() {
+                out.extend(others(pos, &sets[s]));
+            }
+        }
     }
     out
 }
@@ -167,9 +201,15 @@ mod tests {
             local_members: 0,
         };
         let sets = [set(vec![0, 3, 4], 4), set(vec![1, 2], 1)];
+        // Flow-set 1 (tests 1, 2; representative 1) is ranked first, flow-set 0 (tests 0, 3,
+        // 4; representative 4) second.
         assert_eq!(
-            tests_in_order(&sets, &[1, 0]),
+            tests_in_order(&sets, &[1, 0], TestOrder::Blocks),
             [(1, 0), (2, 0), (4, 1), (0, 1), (3, 1)]
+        );
+        assert_eq!(
+            tests_in_order(&sets, &[1, 0], TestOrder::Representatives),
+            [(1, 0), (4, 1), (2, 0), (0, 1), (3, 1)]
         );
     }
 }

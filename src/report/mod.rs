@@ -2,7 +2,16 @@
 //! consume it and compute nothing themselves. Its JSON form is the stable `paf.rank/1` contract.
 
 pub mod dump;
+pub mod html;
+pub mod junit;
+pub mod layout;
+pub mod markdown;
+pub mod page;
 pub mod render;
+pub mod sarif;
+mod sources;
+
+pub use sources::{SourcePaths, relative_path};
 
 use serde::Serialize;
 
@@ -52,6 +61,10 @@ pub struct Summary {
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Location {
     pub file: String,
+    /// The file's path from the repository root (`ROOT/package/File.java`), when the bundle or
+    /// `--source-root` names source roots.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     pub line: u32,
     /// `Class.method` (`Class.<field>` for a field declaration).
     pub method: String,
@@ -61,6 +74,8 @@ pub struct Location {
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct OriginReport {
     pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     pub line: Option<u32>,
     pub method: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -75,6 +90,21 @@ pub struct VarReport {
     pub likelihood: Option<f64>,
     pub covered: u32,
     pub theta_size: usize,
+    /// The representative test's failure-inducing dataflow for this variable, origin first:
+    /// each step a definition, the use it reaches, and how the definition made its value.
+    pub chain: Vec<Step>,
+}
+
+/// One step of a failure-inducing dataflow: the DUA (def, use, var) and how `def` made the
+/// value (a copy of another variable, a constant, a call's result, ...).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Step {
+    /// `None` when the variable has no definition in the trace.
+    pub def: Option<Location>,
+    #[serde(rename = "use")]
+    pub use_: Location,
+    pub var: String,
+    pub how: String,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -100,6 +130,8 @@ pub struct Crash {
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Position {
     pub file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
     pub line: u32,
 }
 
@@ -120,6 +152,10 @@ pub struct ThetaEntry {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FlowSetReport {
     pub rank: usize,
+    /// The flow-set's key as text: the crash statement and each crash variable with its
+    /// origin. It does not depend on the seed or the rank, so it names the same flow-set in
+    /// every run on the same code (SARIF's `partialFingerprints`).
+    pub fingerprint: String,
     pub locality: &'static str,
     pub likelihood: Option<f64>,
     /// The likelihood as an exact fraction, `covered/theta`.
@@ -153,15 +189,34 @@ pub struct Resolver<'a> {
     pub statements: &'a StatementTable,
     /// The analysis's symbols: the bundle's and every name met in its tests.
     pub symbols: &'a Symbols,
+    /// Repository paths of the source files, when source roots are known.
+    pub paths: &'a SourcePaths,
 }
 
 impl<'a> Resolver<'a> {
     /// Names of `analysis`, statements of `tables`.
     pub fn new(tables: &'a Tables, analysis: &'a Analysis) -> Resolver<'a> {
+        Resolver::with_paths(tables, analysis, SourcePaths::none())
+    }
+
+    /// Like [`Resolver::new`], with the files' repository paths.
+    pub fn with_paths(
+        tables: &'a Tables,
+        analysis: &'a Analysis,
+        paths: &'a SourcePaths,
+    ) -> Resolver<'a> {
         Resolver {
             statements: &tables.statements,
             symbols: &analysis.symbols,
+            paths,
         }
+    }
+
+    /// The repository path of statement `ix`'s file, if source roots are known.
+    fn path(&self, ix: StmtIx) -> Option<String> {
+        let s = self.statements.get(ix);
+        self.paths
+            .path(self.symbols.name(s.class), self.symbols.name(s.file))
     }
 
     pub fn location(&self, ix: StmtIx) -> Location {
@@ -170,6 +225,7 @@ impl<'a> Resolver<'a> {
         let method = s.method.map_or("<field>", |m| sym.name(m));
         Location {
             file: sym.name(s.file).to_string(),
+            path: self.path(ix),
             line: s.line,
             method: format!("{}.{}", sym.name(s.class), method),
         }
@@ -179,6 +235,7 @@ impl<'a> Resolver<'a> {
         let s = self.statements.get(ix);
         Position {
             file: self.symbols.name(s.file).to_string(),
+            path: self.path(ix),
             line: s.line,
         }
     }
@@ -189,6 +246,7 @@ impl<'a> Resolver<'a> {
                 let l = self.location(ix);
                 OriginReport {
                     file: Some(l.file),
+                    path: l.path,
                     line: Some(l.line),
                     method: Some(l.method),
                     untraced: false,
@@ -196,6 +254,7 @@ impl<'a> Resolver<'a> {
             }
             Origin::Untraced => OriginReport {
                 file: None,
+                path: None,
                 line: None,
                 method: None,
                 untraced: true,
@@ -233,6 +292,19 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// The steps of a failure-inducing dataflow, origin first.
+    pub fn chain(&self, chain: &[crate::analysis::Step]) -> Vec<Step> {
+        chain
+            .iter()
+            .map(|s| Step {
+                def: s.def.map(|d| self.location(d)),
+                use_: self.location(s.use_),
+                var: self.var(s.var),
+                how: self.step_kind(s.kind),
+            })
+            .collect()
+    }
+
     pub fn theta_entry(&self, dua: &Dua, duas: &DuaTable, test_ids: &TestIds) -> ThetaEntry {
         let cov = duas.get(dua).cloned().unwrap_or_default();
         ThetaEntry {
@@ -259,7 +331,26 @@ pub fn build(
     seed: u64,
     excluded: Vec<Excluded>,
 ) -> Report {
-    let r = Resolver::new(tables, analysis);
+    build_with_paths(
+        tables,
+        analysis,
+        ranked,
+        seed,
+        excluded,
+        SourcePaths::none(),
+    )
+}
+
+/// [`build`], with every location also given as a repository path (`paths`).
+pub fn build_with_paths(
+    tables: &Tables,
+    analysis: &Analysis,
+    ranked: &Ranked,
+    seed: u64,
+    excluded: Vec<Excluded>,
+    paths: &SourcePaths,
+) -> Report {
+    let r = Resolver::with_paths(tables, analysis, paths);
     let flow_sets = ranked
         .order
         .iter()
@@ -267,7 +358,8 @@ pub fn build(
         .map(|(pos, &s)| flow_set(&r, analysis, &ranked.sets[s], &ranked.scores[s], pos + 1))
         .collect();
     let ids = &analysis.test_ids;
-    let mut tests: Vec<TestRank> = order::tests_in_order(&ranked.sets, &ranked.order)
+    let listed = order::tests_in_order(&ranked.sets, &ranked.order, ranked.test_order);
+    let mut tests: Vec<TestRank> = listed
         .into_iter()
         .enumerate()
         .map(|(i, (failure, pos))| TestRank {
@@ -339,12 +431,14 @@ fn flow_set(
             .filter(|&&m| m != set.representative)
             .map(|&m| ids[analysis.failures[m].test].to_string()),
     );
+    let crash = crash(r, set, score, rep);
     FlowSetReport {
         rank,
+        fingerprint: fingerprint(&crash),
         locality: if set.is_local() { "local" } else { "non-local" },
         likelihood: score.likelihood.map(|l| l.value()),
         likelihood_ratio: score.likelihood.map(|l| format!("{}/{}", l.num, l.den)),
-        crash: crash(r, set, score, rep),
+        crash,
         theta,
         tests,
         representative: ids[rep.test].to_string(),
@@ -367,6 +461,7 @@ fn crash(r: &Resolver<'_>, set: &FlowSet, score: &Score, rep: &Failure) -> Crash
                 likelihood: vs.likelihood.map(|l| l.value()),
                 covered: vs.covered,
                 theta_size: vs.theta.len(),
+                chain: r.chain(&cv.chain),
             }
         })
         .collect();
@@ -391,4 +486,21 @@ fn crash(r: &Resolver<'_>, set: &FlowSet, score: &Score, rep: &Failure) -> Crash
         origins,
         mut_method: r.symbols.name(rep.mut_method).to_string(),
     }
+}
+
+/// The flow-set key in words: `Class.method@File.java:47|e<-Class.method@File.java:45|...`,
+/// the crash statement, then each crash variable and its origin (`untraced` for none).
+fn fingerprint(crash: &Crash) -> String {
+    let at = |method: &str, file: &str, line: u32| format!("{method}@{file}:{line}");
+    let s = &crash.statement;
+    let mut key = at(&s.method, &s.file, s.line);
+    for v in &crash.origins {
+        let o = &v.origin;
+        let origin = match (&o.method, &o.file, o.line) {
+            (Some(m), Some(f), Some(l)) => at(m, f, l),
+            _ => "untraced".to_string(),
+        };
+        key.push_str(&format!("|{}<-{origin}", v.variable));
+    }
+    key
 }

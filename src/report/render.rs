@@ -1,9 +1,10 @@
 //! Renderers of a [`Report`]: a terminal table, JSON and CSV. They only format; every number
-//! they print is already in the report.
+//! they print is already in the report. (SARIF, JUnit XML, Markdown and HTML are beside this
+//! file.)
 
-use comfy_table::{ContentArrangement, Table, presets};
-
-use super::{Excluded, FlowSetReport, OriginReport, Report};
+use super::layout::{self, Column, TableStyle};
+use super::{Excluded, FlowSetReport, Location, OriginReport, Report};
+use crate::words::{count, counted};
 
 /// Which list the table and CSV show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -21,80 +22,134 @@ pub fn json(report: &Report) -> String {
     out
 }
 
-fn likelihood(fs: &FlowSetReport) -> String {
+/// The likelihood as the table shows it: `0.25 (1/4)`.
+pub fn likelihood(fs: &FlowSetReport) -> String {
     match (&fs.likelihood, &fs.likelihood_ratio) {
         (Some(l), Some(r)) => format!("{l:.2} ({r})"),
         _ => "n/a (empty theta)".to_string(),
     }
 }
 
-fn origin(o: &OriginReport) -> String {
+/// An origin as `file:line` (its repository path when known), or `untraced`.
+pub fn origin(o: &OriginReport) -> String {
+    match (o.path.as_ref().or(o.file.as_ref()), o.line) {
+        (Some(file), Some(line)) => format!("{file}:{line}"),
+        _ => "untraced".to_string(),
+    }
+}
+
+/// A statement as `file:line`, with its repository path when known.
+pub fn at(l: &Location) -> String {
+    format!("{}:{}", l.path.as_ref().unwrap_or(&l.file), l.line)
+}
+
+/// A statement as `File.java:line`, without its path.
+fn at_file(l: &Location) -> String {
+    format!("{}:{}", l.file, l.line)
+}
+
+/// An origin as `File.java:line`, without its path, or `untraced`.
+fn origin_file(o: &OriginReport) -> String {
     match (&o.file, o.line) {
         (Some(file), Some(line)) => format!("{file}:{line}"),
         _ => "untraced".to_string(),
     }
 }
 
-fn short_exception(e: &str) -> &str {
+/// The exception's simple name: `NullPointerException`.
+pub fn short_exception(e: &str) -> &str {
     e.rsplit('.').next().unwrap_or(e)
 }
 
-fn new_table(header: &[&str]) -> Table {
-    let mut table = Table::new();
-    // No wrapping to the terminal's width: the same report prints the same bytes everywhere.
-    table
-        .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(header.to_vec());
-    table
+/// The representative test, and how many more tests the flow-set holds.
+pub fn tests_cell(fs: &FlowSetReport) -> String {
+    match fs.tests.len().saturating_sub(1) {
+        0 => fs.representative.clone(),
+        more => format!("{} (+{more} more)", fs.representative),
+    }
 }
 
-/// A terminal table, followed by the unanalyzed failures, a one-line summary, and the failures
-/// `--exclude-od` took out.
-pub fn table(report: &Report, by: By) -> String {
-    let mut out = match by {
-        By::FlowSet => flow_set_table(report),
-        By::Test => test_table(report),
+/// The heading of a report: `paf: SUBJECT`, the subject cut to its first `max` characters
+/// (a tracer may name every test class as the subject), and whether it was cut.
+pub fn title(report: &Report, max: usize) -> (String, bool) {
+    let subject = report.subject.as_deref().unwrap_or("ranked failures");
+    if subject.chars().count() > max {
+        let start: String = subject.chars().take(max.saturating_sub(1)).collect();
+        (format!("paf: {start}…"), true)
+    } else {
+        (format!("paf: {subject}"), false)
     }
-    .to_string();
-    out.push('\n');
-    if !report.unanalyzed.is_empty() {
-        out.push_str("\nUnanalyzed failures (ranked last):\n");
-        for u in &report.unanalyzed {
-            out.push_str(&format!("  {}: {}\n", u.test, u.reason));
-        }
-    }
+}
+
+/// The summary in a sentence: `2 flow-sets (1 local) from 3 failing tests (...)`.
+pub fn summary_line(report: &Report) -> String {
     let s = &report.summary;
-    out.push_str(&format!(
-        "\n{} flow-sets ({} local) from {} failing tests ({} unanalyzed{}); {} passing tests, {} events, {} DUAs of interest; seed {}\n",
-        s.flow_sets,
+    format!(
+        "{} ({} local) from {} ({} unanalyzed{}); {}, {}, {}; seed {}",
+        counted(s.flow_sets, "flow-set"),
         s.local_flow_sets,
-        s.failing,
+        count(s.failing, "failing test", "failing tests"),
         s.unanalyzed,
         if report.excluded.is_empty() {
             String::new()
         } else {
             format!(", {} excluded as order-caused", report.excluded.len())
         },
-        s.passing,
-        s.events,
-        s.duas,
+        count(s.passing, "passing test", "passing tests"),
+        counted(usize::try_from(s.events).unwrap_or(usize::MAX), "event"),
+        count(s.duas, "DUA of interest", "DUAs of interest"),
         report.seed
-    ));
+    )
+}
+
+/// A terminal table laid out for `style`, followed by the unanalyzed failures, a one-line
+/// summary, and the failures `--exclude-od` took out.
+pub fn table(report: &Report, by: By, style: TableStyle) -> String {
+    let fitted = match by {
+        By::FlowSet => flow_set_table(report, style),
+        By::Test => test_table(report, style),
+    };
+    let mut out = fitted.table.to_string();
+    out.push('\n');
+    let prose = |text: &str, indent: &str| layout::prose(text, indent, style);
+    let width = style.width.unwrap_or_default();
+    if fitted.shortened {
+        out.push_str(&prose(
+            &format!("(paths shortened to file names to fit {width} columns)"),
+            "",
+        ));
+    }
+    if !fitted.hidden.is_empty() {
+        out.push_str(&prose(
+            &format!(
+                "({} left out to fit {width} columns; --format json has everything)",
+                fitted.hidden.join(", "),
+            ),
+            "",
+        ));
+    }
+    if !report.unanalyzed.is_empty() {
+        out.push_str("\nUnanalyzed failures (ranked last):\n");
+        for u in &report.unanalyzed {
+            out.push_str(&prose(&format!("  {}: {}", u.test, u.reason), "    "));
+        }
+    }
+    out.push('\n');
+    out.push_str(&prose(&summary_line(report), ""));
     if !report.excluded.is_empty() {
         out.push_str(&format!(
-            "\nExcluded: {} failure(s) caused by the test order (--exclude-od)\n",
-            report.excluded.len()
+            "\nExcluded: {} caused by the test order (--exclude-od)\n",
+            count(report.excluded.len(), "failure", "failures")
         ));
         for e in &report.excluded {
-            out.push_str(&format!("  {}\n", excluded(e)));
+            out.push_str(&prose(&format!("  {}", excluded(e)), "    "));
         }
     }
     out
 }
 
 /// An excluded failure in a line: `TEST (verdict): fails after P; witness: ORDER`.
-fn excluded(e: &Excluded) -> String {
+pub fn excluded(e: &Excluded) -> String {
     format!(
         "{} ({}): fails after {}; witness: {}",
         e.test,
@@ -104,74 +159,90 @@ fn excluded(e: &Excluded) -> String {
     )
 }
 
-fn flow_set_table(report: &Report) -> Table {
-    let mut t = new_table(&[
-        "Rank",
-        "Locality",
-        "Likelihood",
-        "Exception",
-        "Crash at",
-        "Variables",
-        "Origin",
-        "Tests",
-    ]);
-    for fs in &report.flow_sets {
-        let more = fs.tests.len() - 1;
-        t.add_row(vec![
+/// The flow-set table's columns. When the terminal is narrow, the variables, tests and paths
+/// shrink (their cells wrap) and, if that is not enough, columns are left out: the tests first,
+/// then the variables, the exception and the origin (where the bad value came from, PAF's
+/// point, outlasts the exception's name); the rank, locality, likelihood and crash statement
+/// stay.
+const FLOW_SET_COLUMNS: [Column; 8] = [
+    Column::fixed("Rank"),
+    Column::fixed("Locality"),
+    Column::fixed("Likelihood"),
+    Column::hides("Exception", 3),
+    Column::shrinks("Crash at", 16, 5),
+    Column::shrinks("Variables", 10, 2),
+    Column::shrinks("Origin", 16, 4),
+    Column::shrinks("Tests", 12, 1),
+];
+
+fn flow_set_table(report: &Report, style: TableStyle) -> layout::Fitted {
+    let row = |fs: &FlowSetReport, short: bool| {
+        vec![
             fs.rank.to_string(),
             fs.locality.to_string(),
             likelihood(fs),
             short_exception(&fs.crash.exception).to_string(),
-            format!("{}:{}", fs.crash.statement.file, fs.crash.statement.line),
-            fs.crash.variables.join(", "),
-            origin(&fs.crash.origin),
-            if more == 0 {
-                fs.representative.clone()
+            if short {
+                at_file(&fs.crash.statement)
             } else {
-                format!("{} (+{more})", fs.representative)
+                at(&fs.crash.statement)
             },
-        ]);
-    }
-    t
+            fs.crash.variables.join(", "),
+            if short {
+                origin_file(&fs.crash.origin)
+            } else {
+                origin(&fs.crash.origin)
+            },
+            tests_cell(fs),
+        ]
+    };
+    let long = report.flow_sets.iter().map(|fs| row(fs, false)).collect();
+    let short = report.flow_sets.iter().map(|fs| row(fs, true)).collect();
+    layout::fit_or_shorten(&FLOW_SET_COLUMNS, long, short, style)
 }
 
-fn test_table(report: &Report) -> Table {
-    let mut t = new_table(&[
-        "Rank",
-        "Test",
-        "Flow-set",
-        "Locality",
-        "Likelihood",
-        "Exception",
-        "Crash at",
-    ]);
-    for tr in &report.tests {
-        let row = match tr.flow_set_rank {
-            Some(r) => {
-                let fs = &report.flow_sets[r - 1];
-                vec![
-                    tr.rank.to_string(),
-                    tr.test.clone(),
-                    r.to_string(),
-                    fs.locality.to_string(),
-                    likelihood(fs),
-                    short_exception(&fs.crash.exception).to_string(),
-                    format!("{}:{}", fs.crash.statement.file, fs.crash.statement.line),
-                ]
-            }
-            None => vec![
+/// The test table's columns: the exception is left out first, then the crash statement.
+const TEST_COLUMNS: [Column; 7] = [
+    Column::fixed("Rank"),
+    Column::shrinks("Test", 16, 4),
+    Column::fixed("Flow-set"),
+    Column::fixed("Locality"),
+    Column::fixed("Likelihood"),
+    Column::hides("Exception", 1),
+    Column::shrinks("Crash at", 16, 2),
+];
+
+fn test_table(report: &Report, style: TableStyle) -> layout::Fitted {
+    let row = |tr: &super::TestRank, short: bool| match tr.flow_set_rank {
+        Some(r) => {
+            let fs = &report.flow_sets[r - 1];
+            vec![
                 tr.rank.to_string(),
                 tr.test.clone(),
-                "-".to_string(),
-                "unanalyzed".to_string(),
-                "-".to_string(),
-                String::new(),
-                String::new(),
-            ],
-        };
-        t.add_row(row);
-    }
-    t
+                r.to_string(),
+                fs.locality.to_string(),
+                likelihood(fs),
+                short_exception(&fs.crash.exception).to_string(),
+                if short {
+                    at_file(&fs.crash.statement)
+                } else {
+                    at(&fs.crash.statement)
+                },
+            ]
+        }
+        None => vec![
+            tr.rank.to_string(),
+            tr.test.clone(),
+            "-".to_string(),
+            "unanalyzed".to_string(),
+            "-".to_string(),
+            String::new(),
+            String::new(),
+        ],
+    };
+    let long = report.tests.iter().map(|t| row(t, false)).collect();
+    let short = report.tests.iter().map(|t| row(t, true)).collect();
+    layout::fit_or_shorten(&TEST_COLUMNS, long, short, style)
 }
 
 /// CSV with a header row.

@@ -168,6 +168,7 @@ fn manifest(config: &SynthConfig) -> Manifest {
                 String::new()
             }
         )),
+        source_roots: Vec::new(),
     }
 }
 

@@ -54,6 +54,9 @@ pub const FORMAT_VERSION: u64 = 1;
 pub struct Manifest {
     pub producer: Option<String>,
     pub subject: Option<String>,
+    /// Where the sources are, relative to the repository root: reports give each statement's
+    /// file as `ROOT/package/File.java` (docs/trace-format.md).
+    pub source_roots: Vec<String>,
 }
 
 /// The small files of a bundle, read whole and never changed afterwards: every phase takes
@@ -261,9 +264,18 @@ fn read_manifest(path: &Path) -> Result<Manifest, Problem> {
             ),
         ));
     }
+    if let Some(bad) = raw.source_roots.iter().find(|r| r.trim().is_empty()) {
+        return Err(Problem::in_file(
+            path,
+            format!(
+                "source_roots holds {bad:?}: expected directory paths, relative to the repository root"
+            ),
+        ));
+    }
     Ok(Manifest {
         producer: raw.producer,
         subject: raw.subject,
+        source_roots: raw.source_roots,
     })
 }
 

@@ -368,6 +368,10 @@ pub struct ExceptionInfo {
     pub message: Option<String>,
     #[serde(default)]
     pub frames: Vec<StackFrame>,
+    /// The superclasses of the thrown type, nearest first, up to `java.lang.Throwable`, when
+    /// the tracer wrote them (optional; `paf eval`'s JCrasher baseline reads them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superclasses: Option<Vec<String>>,
 }
 
 /// A test with all its events, as read from the bundle.

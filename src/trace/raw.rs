@@ -19,6 +19,9 @@ pub struct Manifest {
     pub producer: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject: Option<String>,
+    /// Directories holding the sources, relative to the repository root (`src/main/java`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub source_roots: Vec<String>,
 }
 
 #[derive(Deserialize, Serialize)]

@@ -195,6 +195,12 @@ fn write_plot(report: &EvalReport, path: &Path) -> Result<(), CliError> {
             path.display()
         )));
     }
+    if report.rankings.iter().all(|r| r.apfd.value.is_none()) {
+        return Err(CliError::Usage(format!(
+            "{}: nothing to plot: no ranking has an APFD (the truth names no fault)",
+            path.display()
+        )));
+    }
     let svg = plot::svg(report).map_err(CliError::Internal)?;
     output::emit(&svg, Some(path))
 }

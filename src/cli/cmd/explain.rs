@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::super::args::{JobsArg, TextFormat};
+use super::super::args::{JobsArg, SourceArgs, TextFormat};
 use super::super::{CliError, exit, output};
 use crate::engine::Options;
 use crate::explain;
@@ -22,6 +22,12 @@ pub struct ExplainArgs {
     pub seed: u64,
     #[command(flatten)]
     pub jobs: JobsArg,
+    #[command(flatten)]
+    pub sources: SourceArgs,
+    /// List every covering passing test and every test of the flow-set (the text cuts long
+    /// lists with "+N more"; JSON always lists all).
+    #[arg(long)]
+    pub all: bool,
 }
 
 pub fn run(a: ExplainArgs) -> Result<u8, CliError> {
@@ -33,11 +39,26 @@ pub fn run(a: ExplainArgs) -> Result<u8, CliError> {
     };
     let (bundle, analysis) = super::load(&a.bundle, &options, a.jobs.jobs())?;
     let ranked = ranking::rank(&analysis.failures, &analysis.duas, a.seed);
-    let report = report::build(&bundle.tables, &analysis, &ranked, a.seed, Vec::new());
-    let e =
-        explain::explain(&bundle.tables, &analysis, &report, &a.test).map_err(CliError::Usage)?;
+    let paths = a.sources.paths(&bundle.tables);
+    let report = report::build_with_paths(
+        &bundle.tables,
+        &analysis,
+        &ranked,
+        a.seed,
+        Vec::new(),
+        &paths,
+    );
+    let e = explain::explain_with_paths(&bundle.tables, &analysis, &report, &a.test, &paths)
+        .map_err(CliError::Usage)?;
     let text = match a.format {
-        TextFormat::Text => explain::text(&e),
+        TextFormat::Text => explain::text(
+            &e,
+            if a.all {
+                explain::Lists::All
+            } else {
+                explain::Lists::Cut
+            },
+        ),
         TextFormat::Json => {
             let mut s =
                 serde_json::to_string_pretty(&e).map_err(|e| CliError::Internal(e.to_string()))?;

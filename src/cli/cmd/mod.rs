@@ -4,8 +4,11 @@
 
 pub mod eval;
 pub mod explain;
+pub mod install;
+pub mod localize;
 pub mod od;
 pub mod rank;
+pub mod report;
 pub mod synth;
 pub mod trace;
 pub mod validate;

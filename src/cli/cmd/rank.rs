@@ -1,22 +1,30 @@
-//! `paf rank`: the ranking of a bundle's failures as a table, JSON or CSV, or one phase's
-//! output (`--dump`).
+//! `paf rank`: the ranking of a bundle's failures as a table (sized to the terminal), JSON,
+//! CSV, SARIF, JUnit XML or Markdown, or one phase's output (`--dump`).
 
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::super::args::AnalysisArgs;
+use super::super::args::{AnalysisArgs, SourceArgs, TableArgs};
 use super::super::{CliError, exit, output};
 use crate::engine::{Jobs, Options};
 use crate::od;
-use crate::ranking::{self, exclude};
-use crate::report::{self, dump, render, render::By};
+use crate::ranking::{self, TestOrder, exclude};
+use crate::report::{self, dump, junit, markdown, render, render::By, sarif};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RankFormat {
+    /// A table sized to the terminal (as wide as its content in a pipe or file).
     Table,
+    /// The `paf.rank/1` document (docs/paf.rank.schema.json).
     Json,
     Csv,
+    /// SARIF 2.1.0 for code scanning: a result per flow-set with its dataflow as a code flow.
+    Sarif,
+    /// JUnit XML for CI test reports: a test case per failing test, with its triage.
+    Junit,
+    /// Markdown for a job summary or a pull-request comment.
+    Markdown,
 }
 
 /// A phase whose output `--dump` prints instead of the report.
@@ -37,6 +45,13 @@ pub struct RankArgs {
     /// Rows of the table and CSV: flow-sets or individual tests (JSON has both).
     #[arg(long, value_enum, default_value_t = By::FlowSet)]
     pub by: By,
+    /// How the individual-test ranking lists the tests of flow-sets.
+    #[arg(long, value_enum, default_value_t = TestOrder::Representatives)]
+    pub test_order: TestOrder,
+    #[command(flatten)]
+    pub table: TableArgs,
+    #[command(flatten)]
+    pub sources: SourceArgs,
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     /// Write the output to FILE instead of standard output.
@@ -101,12 +116,26 @@ impl Rank {
             Some(Dump::Dataflow) => dump::dataflow(&bundle.tables, &analysis),
             Some(Dump::Duas) => dump::duas(&bundle.tables, &analysis),
             None => {
-                let ranked = ranking::rank(&analysis.failures, &analysis.duas, seed);
-                let report = report::build(&bundle.tables, &analysis, &ranked, seed, excluded);
+                let mut ranked = ranking::rank(&analysis.failures, &analysis.duas, seed);
+                ranked.test_order = a.test_order;
+                let paths = a.sources.paths(&bundle.tables);
+                let report = report::build_with_paths(
+                    &bundle.tables,
+                    &analysis,
+                    &ranked,
+                    seed,
+                    excluded,
+                    &paths,
+                );
                 match a.format {
-                    RankFormat::Table => render::table(&report, a.by),
+                    RankFormat::Table => {
+                        render::table(&report, a.by, a.table.style(a.output.is_some()))
+                    }
                     RankFormat::Json => render::json(&report),
                     RankFormat::Csv => render::csv(&report, a.by),
+                    RankFormat::Sarif => sarif::sarif(&report),
+                    RankFormat::Junit => junit::junit(&report),
+                    RankFormat::Markdown => markdown::markdown(&report),
                 }
             }
         };

@@ -143,6 +143,20 @@ fn an_output_never_overwrites_an_input() {
             "-o".into(),
             s(&truth),
         ],
+        vec![
+            "report".into(),
+            s(&b),
+            "--truth".into(),
+            s(&truth),
+            "-o".into(),
+            s(&truth),
+        ],
+        vec![
+            "localize".into(),
+            s(&b),
+            "-o".into(),
+            s(&b.join("tests.jsonl")),
+        ],
     ];
     for args in refused {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -150,6 +164,21 @@ fn an_output_never_overwrites_an_input() {
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.contains("an input of this command"), "{args:?}: {err}");
     }
+    // `trace java -o` replaces a bundle, but never one the run reads classes from.
+    let (code, _, err) = paf(&[
+        "trace",
+        "java",
+        "--classpath",
+        &s(&b),
+        "--include",
+        "p",
+        "--tests",
+        "p.T",
+        "-o",
+        &s(&b),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("an input of this run"), "{err}");
     assert_eq!(std::fs::read(b.join("tests.jsonl")).unwrap(), tests);
     assert!(!b.join("tests.jsonl.gz").exists());
     let out = dir.path().join("rank.json");

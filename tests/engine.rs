@@ -219,3 +219,29 @@ proptest! {
         );
     }
 }
+
+/// The crash uses `paf trace java` computes static DUAs for: PAF Table 1's two crash
+/// statements and variables, `e` used on line 47 and `getProject()`'s return value on line 59.
+#[test]
+fn crash_uses_are_the_crash_statements_and_variables() {
+    let bundle = Bundle::open(Path::new("testdata/java/motivating/bundle")).expect("opens");
+    let uses = engine::crash_uses(&bundle, Jobs::new(2), &mut ()).expect("no problems");
+    let by_line: Vec<(u32, String)> = uses
+        .iter()
+        .map(|u| {
+            let stmt = bundle
+                .tables
+                .statements
+                .resolve(u.stmt)
+                .expect("a statement");
+            (bundle.tables.statements.get(stmt).line, u.var.clone())
+        })
+        .collect();
+    assert_eq!(
+        by_line,
+        vec![
+            (47, "e".to_string()),
+            (59, "org.example.ProjectEntry.getProject()".to_string())
+        ]
+    );
+}

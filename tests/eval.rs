@@ -116,9 +116,9 @@ fn an_undetected_fault_and_unknown_ids_are_reported_by_name() {
     assert_eq!(apfd["first"]["F3"], Value::Null);
     assert_eq!(
         err,
-        "warning: testdata/eval/undetected/ranking.txt: 1 test(s) are not in testdata/eval/undetected/truth.csv \
+        "warning: testdata/eval/undetected/ranking.txt: 1 test is not in testdata/eval/undetected/truth.csv \
          (counted as revealing no fault): x\n\
-         warning: testdata/eval/undetected/ranking.txt: 1 test(s) of testdata/eval/undetected/truth.csv are \
+         warning: testdata/eval/undetected/ranking.txt: 1 test of testdata/eval/undetected/truth.csv is \
          missing from it: z\n"
     );
     assert_eq!(r["warnings"].as_array().unwrap().len(), 2);
@@ -545,7 +545,7 @@ fn bad_input_is_reported_with_file_and_line_and_exit_code_2() {
             ],
             format!(
                 "error: {bad}:1: header is \"test;fault\": expected the header test,fault\n\
-                 error: {bad}:2: 1 field(s): expected 2 (test,fault; quote a comma inside an id)\n"
+                 error: {bad}:2: 1 field: expected 2 (test,fault; quote a comma inside an id)\n"
             ),
         ),
         (

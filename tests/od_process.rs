@@ -102,7 +102,7 @@ fn a_runner_that_dies_gives_no_result_never_a_failure() {
     assert_eq!(out.status.code(), Some(0));
     assert!(
         text(&out.stdout).contains(
-            "warning: a run of 3 test(s) (exit status 3) left 2 without a result (Proc.testCrash, Proc.testAfter); they count as no result, not as failures"
+            "warning: a run of 3 tests (exit status 3) left 2 without a result (Proc.testCrash, Proc.testAfter); they count as no result, not as failures"
         ),
         "{}",
         text(&out.stdout)

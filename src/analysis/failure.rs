@@ -215,6 +215,10 @@ fn plan(
         return Err(truncation(exception));
     }
     let exception = exception.ok_or_else(|| "the failing test has no exception".to_string())?;
+    if let Some(phase) = exception.lifecycle_phase() {
+        return Err(lifecycle(phase, exception));
+    }
+    let exception = exception.analyzed();
     let kind = classify(&exception.kind)?;
     let site = Site::find(exception, statements, symbols)?;
     Ok(Plan {
@@ -242,6 +246,23 @@ pub fn analyze_failure(
         r.step(event, symbols).map_err(|e| e.message)?;
     }
     r.finish(test.index, symbols).analysis
+}
+
+/// Why a test that failed only outside its test method is unanalyzed (docs/java.md,
+/// "Lifecycle failures"): PAF looks at the method under test, which a fixture's failure is not.
+fn lifecycle(phase: &str, exception: &ExceptionInfo) -> String {
+    let method = match phase {
+        "before" => "@Before (setUp)",
+        "after" => "@After (tearDown)",
+        "before-class" => "@BeforeClass",
+        "after-class" => "@AfterClass",
+        _ => "the test class's set-up",
+    };
+    format!(
+        "lifecycle failure: {} failed in {method}, not in the test method; PAF analyzes failures \
+         of the test method",
+        exception.kind
+    )
 }
 
 /// Why a truncated test is unanalyzed. The tracer's own account (e.g. `paf.Timeout: the test

@@ -582,3 +582,65 @@ fn the_mut_is_the_last_test_body_call_that_did_not_return() {
     // Every call returned: no MUT.
     assert_eq!(mut_of(&[enter(1), exit(1)]), None);
 }
+
+// ---- what the failure is (issue 11: class initializers, lifecycle methods) ----
+
+#[test]
+fn an_initializer_error_is_analyzed_at_its_cause() {
+    // The NullPointerException inside the class initializer is the crash; the test sees it
+    // wrapped in an ExceptionInInitializerError thrown at the call that triggered it.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":1,"var":{"static":"C.s"},"how":"const"}
+        {"k":"use","frame":1,"stmt":3,"var":{"static":"C.s"},"role":"deref"}
+        {"k":"exit","frame":1,"throw":"java.lang.NullPointerException"}
+        "#,
+        r#"{"k":"end","test":"t","outcome":"fail","exception":{"type":"java.lang.ExceptionInInitializerError","frames":[{"class":"CTest","method":"t","line":1}],"cause":{"type":"java.lang.NullPointerException","frames":[{"class":"C","method":"m","line":3},{"class":"CTest","method":"t","line":1}]}}}"#,
+        "Deref crash=3 mut=C.m
+         C.s origin=1 t=2 local: 1->3 C.s const",
+    );
+}
+
+#[test]
+fn an_initializer_error_without_its_cause_is_unanalyzed() {
+    check(
+        r#"{"k":"enter","frame":1,"method":"C.m"}"#,
+        &fail("java.lang.ExceptionInInitializerError", 1),
+        "unanalyzed: unsupported exception kind java.lang.ExceptionInInitializerError: PAF \
+         analyzes NullPointerException, ArrayIndexOutOfBoundsException, IllegalArgumentException, \
+         IllegalStateException and application exceptions",
+    );
+}
+
+#[test]
+fn a_failure_of_a_lifecycle_method_alone_is_unanalyzed_with_its_phase() {
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":1,"var":{"local":"x"},"how":"const"}
+        {"k":"use","frame":1,"stmt":3,"var":{"local":"x"},"role":"deref"}
+        {"k":"exit","frame":1,"throw":"java.lang.NullPointerException"}
+        "#,
+        r#"{"k":"end","test":"t","outcome":"fail","exception":{"type":"java.lang.NullPointerException","phase":"after","frames":[{"class":"C","method":"m","line":3}]}}"#,
+        "unanalyzed: lifecycle failure: java.lang.NullPointerException failed in @After \
+         (tearDown), not in the test method; PAF analyzes failures of the test method",
+    );
+}
+
+#[test]
+fn the_test_methods_failure_is_analyzed_beside_a_lifecycle_failure() {
+    // `phase: test` (or none) is the test method's; the @After failure rides along in
+    // `lifecycle`, which the analysis does not read.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":1,"var":{"local":"x"},"how":"const"}
+        {"k":"use","frame":1,"stmt":3,"var":{"local":"x"},"role":"deref"}
+        {"k":"exit","frame":1,"throw":"java.lang.NullPointerException"}
+        "#,
+        r#"{"k":"end","test":"t","outcome":"fail","exception":{"type":"java.lang.NullPointerException","phase":"test","frames":[{"class":"C","method":"m","line":3}]},"lifecycle":[{"type":"java.lang.IllegalStateException","phase":"after","frames":[]}]}"#,
+        "Deref crash=3 mut=C.m
+         x origin=1 t=2 local: 1->3 x const",
+    );
+}

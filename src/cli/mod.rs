@@ -30,7 +30,7 @@ pub mod exit {
 /// How a command can fail.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
-    #[error("{} problem(s) in the bundle", .0.len())]
+    #[error("{} in the bundle", crate::words::counted(.0.len(), "problem"))]
     Bundle(Vec<Problem>),
     #[error("{0}")]
     Usage(String),

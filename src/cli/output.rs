@@ -44,6 +44,12 @@ pub fn note(message: impl Display) {
     eprintln!("{message}");
 }
 
+/// Where a child process's own messages go (the build of the Java front end): standard error,
+/// like every note.
+pub fn child_messages() -> std::process::Stdio {
+    std::process::Stdio::from(io::stderr())
+}
+
 /// Writes `bytes` to a new temporary file in `path`'s directory, syncs it, and renames it to
 /// `path`.
 fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {

@@ -101,6 +101,61 @@ impl Analysis {
     }
 }
 
+/// Every crash statement's use of a crash variable, sorted and without repeats: the uses theta
+/// is made of, for which a static analysis computes the reaching definitions
+/// (docs/algorithm.md, "Static DUAs").
+fn crash_uses_of(
+    failures: &[Failure],
+    symbols: &Symbols,
+    statements: &StatementTable,
+) -> Vec<CrashUse> {
+    let mut uses: Vec<CrashUse> = failures
+        .iter()
+        .flat_map(|f| {
+            f.vars.iter().map(move |v| CrashUse {
+                stmt: statements.get(f.crash_stmt).id,
+                var: v.var.display(symbols),
+            })
+        })
+        .collect();
+    uses.sort();
+    uses.dedup();
+    uses
+}
+
+/// The crash uses of a bundle's failing tests from pass 1 alone: the passing tests are not read
+/// (`paf trace java` asks this of every bundle it writes).
+pub fn crash_uses(
+    bundle: &Bundle,
+    jobs: Jobs,
+    progress: &mut dyn Progress,
+) -> Result<Vec<CrashUse>, Vec<Problem>> {
+    let first = pass_one(bundle, &Options::default(), jobs, progress)?;
+    let mut segments: Vec<_> = first.results.into_iter().collect();
+    segments.sort_by_key(|(ordinal, _)| *ordinal);
+    let problems: Vec<Problem> = segments
+        .into_iter()
+        .flat_map(|(_, results)| results)
+        .filter_map(Result::err)
+        .flatten()
+        .collect();
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(crash_uses_of(
+        &first.failures,
+        &first.symbols,
+        &bundle.tables.statements,
+    ))
+}
+
+/// A crash statement (by the bundle's statement id) and a crash variable used there.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct CrashUse {
+    pub stmt: u64,
+    pub var: String,
+}
+
 /// What one test contributed, as the passes hand it to the merge.
 struct Tested {
     index: usize,

@@ -177,8 +177,8 @@ pub fn parse_truth(path: &Path, bytes: &[u8]) -> Result<Truth, Vec<Problem>> {
                 path,
                 line,
                 format!(
-                    "{} field(s): expected 2 (test,fault; quote a comma inside an id)",
-                    fields.len()
+                    "{}: expected 2 (test,fault; quote a comma inside an id)",
+                    crate::words::counted(fields.len(), "field")
                 ),
             )),
         }
@@ -367,7 +367,7 @@ mod tests {
         assert_eq!(
             messages(parse_truth(p(), b"test,fault\nt1,F1,x\n,F2\n")),
             [
-                "in.txt:2: 3 field(s): expected 2 (test,fault; quote a comma inside an id)",
+                "in.txt:2: 3 fields: expected 2 (test,fault; quote a comma inside an id)",
                 "in.txt:3: the test id is empty: expected test,fault with a test id"
             ]
         );

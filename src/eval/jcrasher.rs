@@ -258,7 +258,7 @@ mod tests {
             kind: kind.into(),
             message: None,
             frames,
-            superclasses: None,
+            ..ExceptionInfo::default()
         }
     }
 

@@ -280,8 +280,8 @@ pub fn compare(
         .collect();
     if !missing.is_empty() {
         warnings.push(format!(
-            "{truth_file}: {} test(s) are not failing tests of the bundle (left out): {}",
-            missing.len(),
+            "{truth_file}: {} not failing tests of the bundle (left out): {}",
+            crate::words::count(missing.len(), "test is", "tests are"),
             names(&missing)
         ));
     }
@@ -338,8 +338,8 @@ pub fn compare_files(
         let unknown: Vec<&str> = ids.iter().copied().filter(|t| !truth.names(t)).collect();
         if !unknown.is_empty() {
             warnings.push(format!(
-                "{name}: {} test(s) are not in {truth_file} (counted as revealing no fault): {}",
-                unknown.len(),
+                "{name}: {} not in {truth_file} (counted as revealing no fault): {}",
+                crate::words::count(unknown.len(), "test is", "tests are"),
                 names(&unknown)
             ));
         }
@@ -351,8 +351,9 @@ pub fn compare_files(
             .collect();
         if !absent.is_empty() {
             warnings.push(format!(
-                "{name}: {} test(s) of {truth_file} are missing from it: {}",
-                absent.len(),
+                "{name}: {} of {truth_file} {} missing from it: {}",
+                crate::words::counted(absent.len(), "test"),
+                if absent.len() == 1 { "is" } else { "are" },
                 names(&absent)
             ));
         }

@@ -86,7 +86,11 @@ fn clustering_name(c: &ClusteringEval) -> String {
             short(*d)
         ),
         Some(ClusterParams::MSeer { medoids, .. }) => {
-            format!("{} (Ochiai, {medoids} medoid(s))", c.name)
+            format!(
+                "{} (Ochiai, {})",
+                c.name,
+                crate::words::counted(*medoids, "medoid")
+            )
         }
         None => c.name.clone(),
     }
@@ -112,7 +116,7 @@ fn heading(report: &EvalReport) -> String {
         .truth
         .faults
         .iter()
-        .map(|f| format!("{}: {} test(s)", f.fault, f.tests))
+        .map(|f| format!("{}: {}", f.fault, crate::words::counted(f.tests, "test")))
         .collect();
     out.push_str(&format!("paf eval: {}\n", report.inputs.join(", ")));
     if let Some(subject) = &report.subject {
@@ -121,11 +125,16 @@ fn heading(report: &EvalReport) -> String {
     let faults = if faults.is_empty() {
         "no fault".to_string()
     } else {
-        format!("{} fault(s) ({})", faults.len(), faults.join(", "))
+        format!(
+            "{} ({})",
+            crate::words::counted(faults.len(), "fault"),
+            faults.join(", ")
+        )
     };
     out.push_str(&format!(
-        "truth: {}: {faults}, {} fault-revealing test(s)",
-        report.truth.file, report.truth.revealing_tests
+        "truth: {}: {faults}, {}",
+        report.truth.file,
+        crate::words::counted(report.truth.revealing_tests, "fault-revealing test")
     ));
     if let Some(n) = report.failing {
         out.push_str(&format!(" among {n} failing"));
@@ -375,11 +384,10 @@ pub fn localization_table(l: &Localization) -> String {
         Formula::Dstar => "DStar",
     };
     out.push_str(&format!(
-        "spectra of {} failing and {} passing test(s): {} line(s) covered by a failing test, \
-         {} shown, by {by}\n\n",
+        "spectra of {} failing and {}: {} covered by a failing test, {} shown, by {by}\n\n",
         l.failing,
-        l.passing,
-        l.candidates,
+        crate::words::count(l.passing as usize, "passing test", "passing tests"),
+        crate::words::counted(l.candidates, "line"),
         l.lines.len()
     ));
     let mut t = new_table(&[

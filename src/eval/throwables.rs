@@ -515,6 +515,7 @@ mod tests {
             message: None,
             frames: Vec::new(),
             superclasses: superclasses.map(|s| s.iter().map(|c| c.to_string()).collect()),
+            ..ExceptionInfo::default()
         }
     }
 

@@ -469,8 +469,8 @@ fn problem_warning(p: &RunProblem) -> String {
         names.push_str(", ...");
     }
     format!(
-        "warning: a run of {} test(s) ({}) left {} without a result{}{}\n",
-        p.order.len(),
+        "warning: a run of {} ({}) left {} without a result{}{}\n",
+        crate::words::counted(p.order.len(), "test"),
         p.exit,
         p.missing,
         if names.is_empty() {

@@ -239,7 +239,7 @@ pub(super) fn exception(
                 line: 20,
             },
         ],
-        superclasses: None,
+        ..ExceptionInfo::default()
     }
 }
 

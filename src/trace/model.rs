@@ -360,7 +360,7 @@ fn unknown_line() -> i64 {
 }
 
 /// The exception a failing test ended with.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 pub struct ExceptionInfo {
     #[serde(rename = "type")]
     pub kind: String,
@@ -368,10 +368,37 @@ pub struct ExceptionInfo {
     pub message: Option<String>,
     #[serde(default)]
     pub frames: Vec<StackFrame>,
+    /// Where the failure came from when not the test method: `before`, `after` (`@Before`,
+    /// `@After`, JUnit 3's `setUp`/`tearDown`), `before-class`, `after-class`, `class`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+    /// The exception's cause, when the tracer recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Box<ExceptionInfo>>,
     /// The superclasses of the thrown type, nearest first, up to `java.lang.Throwable`, when
     /// the tracer wrote them (optional; `paf eval`'s JCrasher baseline reads them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub superclasses: Option<Vec<String>>,
+}
+
+impl ExceptionInfo {
+    /// The exception the analysis looks at: an `ExceptionInInitializerError` stands for the
+    /// exception its class initializer threw, its cause.
+    pub fn analyzed(&self) -> &ExceptionInfo {
+        let mut e = self;
+        while e.kind == "java.lang.ExceptionInInitializerError" {
+            match &e.cause {
+                Some(c) => e = c,
+                None => break,
+            }
+        }
+        e
+    }
+
+    /// The failure did not come from the test method but from a lifecycle method.
+    pub fn lifecycle_phase(&self) -> Option<&str> {
+        self.phase.as_deref().filter(|p| *p != "test")
+    }
 }
 
 /// A test with all its events, as read from the bundle.

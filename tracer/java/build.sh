@@ -6,18 +6,22 @@
 #   paf-runner.jar  the supervisor (trace.sh), the traced JUnit worker and the order runner
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
-B="$HERE/build"
+B="${PAF_TRACER_BUILD:-$HERE/build}"
 J=/usr/share/java
-for f in asm.jar asm-tree.jar asm-analysis.jar junit4.jar; do
-  [ -f "$J/$f" ] || { echo "build.sh: $J/$f is missing; run tracer/java/install.sh" >&2; exit 2; }
+# ASM and JUnit: $PAF_ASM_CLASSPATH and $PAF_JUNIT_CLASSPATH (':'-separated jars), else Debian's
+ASM="${PAF_ASM_CLASSPATH:-$J/asm.jar:$J/asm-tree.jar:$J/asm-analysis.jar}"
+JUNIT="${PAF_JUNIT_CLASSPATH:-$J/junit4.jar}"
+IFS=: read -r -a jars <<< "$ASM:$JUNIT"
+for f in "${jars[@]}"; do
+  [ -f "$f" ] || { echo "build.sh: $f is missing; run tracer/java/install.sh, or set PAF_ASM_CLASSPATH / PAF_JUNIT_CLASSPATH" >&2; exit 2; }
 done
 rm -rf "$B/classes"
 mkdir -p "$B/classes/rt" "$B/classes/instr" "$B/classes/agent" "$B/classes/runner"
 JC=(javac --release 11 -g -nowarn -XDsuppressNotes -encoding UTF-8)
 "${JC[@]}" -d "$B/classes/rt" $(find "$HERE/src/rt" -name '*.java')
-"${JC[@]}" -d "$B/classes/instr" -cp "$B/classes/rt:$J/asm.jar:$J/asm-tree.jar:$J/asm-analysis.jar" $(find "$HERE/src/instr" -name '*.java')
+"${JC[@]}" -d "$B/classes/instr" -cp "$B/classes/rt:$ASM" $(find "$HERE/src/instr" -name '*.java')
 "${JC[@]}" -d "$B/classes/agent" -cp "$B/classes/rt" $(find "$HERE/src/agent" -name '*.java')
-"${JC[@]}" -d "$B/classes/runner" -cp "$B/classes/rt:$J/junit4.jar" $(find "$HERE/src/runner" -name '*.java')
+"${JC[@]}" -d "$B/classes/runner" -cp "$B/classes/rt:$JUNIT" $(find "$HERE/src/runner" -name '*.java')
 cat > "$B/agent.mf" <<MF
 Premain-Class: paf.agent.Agent
 Boot-Class-Path: paf-rt.jar

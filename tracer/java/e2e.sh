@@ -2,8 +2,9 @@
 # End-to-end check of the Java front end (issue 3):
 #   tracer/java/e2e.sh OUTDIR
 # installs (install.sh), builds (build.sh), compiles the examples of testdata/java, traces them
-# into OUTDIR/motivating, OUTDIR/library, OUTDIR/static-state (and OUTDIR/robustness), and checks
-# the rankings with `paf rank --format json` ($PAF, default target/release/paf).
+# into OUTDIR/motivating, OUTDIR/library, OUTDIR/static-state, OUTDIR/robustness, OUTDIR/cases
+# and OUTDIR/cap, and checks the rankings with `paf rank --format json` ($PAF, default
+# target/release/paf) against the answers worked out by hand beside each example.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -33,7 +34,7 @@ compile motivating
 "$PAF" trace java --quiet --classpath "$OUT/classes/motivating" --include org.example \
   --tests org.example.ProjectEntryTest --sourcepath "$TD/motivating/src" -o "$OUT/motivating"
 "$PAF" rank "$OUT/motivating" --format json > "$OUT/motivating.rank.json"
-$CHECK motivating "$OUT/motivating.rank.json"
+$CHECK motivating "$OUT/motivating.rank.json" static
 "$PAF" rank "$TD/motivating/bundle" --format json > "$OUT/motivating.committed.rank.json"
 $CHECK motivating "$OUT/motivating.committed.rank.json" >/dev/null && echo "ok: the committed bundle testdata/java/motivating/bundle ranks the same"
 
@@ -62,6 +63,99 @@ compile robustness
 grep '^paf' "$OUT/robustness.log" | sed 's/^/  /'
 "$PAF" validate "$OUT/robustness" > /dev/null
 $CHECK robustness "$OUT/robustness"
+
+echo "== cases (the hand-worked corpus, testdata/java/cases/README.md)"
+compile cases
+"$PAF" trace java --quiet --classpath "$OUT/classes/cases" --include cases --tests "$(tests_of cases)" \
+  --sourcepath "$TD/cases/src" --jvm-arg -Xmx256m -o "$OUT/cases"
+"$PAF" validate "$OUT/cases" > /dev/null
+"$PAF" rank "$OUT/cases" --format json > "$OUT/cases.rank.json"
+$CHECK cases "$TD/cases/src" "$TD/cases/expected.json" "$OUT/cases.rank.json" "$OUT/cases"
+
+echo "== cap (a class initializer and a test past the event cap, testdata/java/cap/README.md)"
+compile cap
+"$PAF" trace java --quiet --max-events 40000 --classpath "$OUT/classes/cap" --include cap --tests cap.CapTest \
+  --sourcepath "$TD/cap/src" -o "$OUT/cap"
+"$PAF" validate "$OUT/cap" > /dev/null
+"$PAF" rank "$OUT/cap" --format json > "$OUT/cap.rank.json"
+$CHECK cases "$TD/cap/src" "$TD/cap/expected.json" "$OUT/cap.rank.json" "$OUT/cap"
+python3 "$ROOT/scripts/check-schema.py" "$OUT/motivating" "$OUT/library" "$OUT/static-state" "$OUT/robustness" \
+  "$OUT/cases" "$OUT/cap" > /dev/null && echo "ok: every bundle traced here matches docs/trace-format.schema.json"
+
+echo "== randoop (--randoop: Randoop's output folder compiled and run in Randoop's order)"
+"$PAF" trace java --quiet --randoop "$TD/library/test" --classpath "$OUT/classes/library" --include org.shelf \
+  --sourcepath "$TD/library/src" -o "$OUT/randoop" 2> "$OUT/randoop.err"
+grep -q "^paf trace: 254 tests (160 pass, 94 fail" "$OUT/randoop.err" \
+  || { echo "FAIL: --randoop must trace the library's 6 classes:"; cat "$OUT/randoop.err"; exit 1; }
+$CHECK randoop-order "$OUT/randoop"
+"$PAF" rank "$OUT/randoop" --format json > "$OUT/randoop.rank.json"
+$CHECK library "$OUT/randoop.rank.json" "$TD/library/truth.csv"
+
+echo "== maven (--maven on testdata/maven/mini, offline, Debian's repository)"
+"$HERE/install.sh" --maven
+cp -r "$ROOT/testdata/maven/mini" "$OUT/maven-mini"
+"$PAF" trace java --quiet --maven "$OUT/maven-mini" --mvn-arg=-o --mvn-arg=-Dmaven.repo.local=/usr/share/maven-repo \
+  -o "$OUT/maven" 2> "$OUT/maven.err" || { cat "$OUT/maven.err"; exit 1; }
+"$PAF" rank "$OUT/maven" --format json > "$OUT/maven.rank.json"
+$CHECK maven "$OUT/maven.rank.json"
+
+echo "== usage errors, an installed paf, JUnit and ASM from elsewhere (issue 11, defects 10-12)"
+# CODE PATTERN COMMAND...: the command exits with CODE and says PATTERN on one line of stderr
+# (LINES=N allows N lines, for an error found after the tests ran).
+expect() {
+  local want=$1 pat=$2; shift 2
+  set +e; "$@" > "$OUT/expect.out" 2> "$OUT/expect.err"; local got=$?; set -e
+  if [ "$got" != "$want" ] || ! grep -q -e "$pat" "$OUT/expect.err" || [ "$(grep -c . "$OUT/expect.err")" -gt "${LINES:-1}" ]; then
+    echo "FAIL: expected exit $want and one line with '$pat' from: $*"; echo "got exit $got:"; cat "$OUT/expect.err"; exit 1
+  fi
+  echo "ok: exit $got: $(grep -e "$pat" "$OUT/expect.err")"
+}
+MOT=(--classpath "$OUT/classes/motivating" --tests org.example.ProjectEntryTest)
+: > "$OUT/a-file"
+expect 2 "--include org.exampel" "$PAF" trace java "${MOT[@]}" --include org.exampel -o "$OUT/u1"
+expect 2 "--classpath" "$PAF" trace java --classpath "$OUT/no-such-dir" --include org.example --tests org.example.ProjectEntryTest -o "$OUT/u2"
+expect 2 "--tests" "$PAF" trace java "${MOT[@]/ProjectEntryTest/ProjectEntryTst}" --include org.example -o "$OUT/u3"
+expect 2 "-o $OUT/a-file" "$PAF" trace java "${MOT[@]}" --include org.example -o "$OUT/a-file"
+expect 2 "--java /nope/java" "$PAF" trace java "${MOT[@]}" --include org.example --java /nope/java -o "$OUT/u4"
+expect 2 "PAF_TRACER_JAVA" env PAF_TRACER_JAVA=/nope "$PAF" trace java "${MOT[@]}" --include org.example -o "$OUT/u5"
+LINES=2 expect 2 "--include org.shelf: the tests loaded no class" "$PAF" trace java --quiet --classpath "$OUT/classes/motivating:$OUT/classes/library" \
+  --tests org.example.ProjectEntryTest --include org.shelf -o "$OUT/u6"
+mkdir -p "$OUT/no-randoop"
+expect 2 "--maven $OUT/no-such-project: no pom.xml" "$PAF" trace java --maven "$OUT/no-such-project" -o "$OUT/u7"
+expect 2 "--randoop $OUT/no-randoop: no RegressionTest" "$PAF" trace java --randoop "$OUT/no-randoop" \
+  --classpath "$OUT/classes/library" --include org.shelf -o "$OUT/u8"
+LINES=4 expect 2 "cannot be used with" "$PAF" trace java --randoop "$TD/library/test" --tests ErrorTest0 \
+  --classpath "$OUT/classes/library" --include org.shelf -o "$OUT/u9"
+LINES=4 expect 2 "--classpath" "$PAF" trace java --tests ErrorTest0 --include org.shelf -o "$OUT/u10"
+for u in u1 u2 u3 u4 u5 u6 u7 u8 u9 u10; do [ ! -e "$OUT/$u" ] || { echo "FAIL: a usage error left $OUT/$u behind"; exit 1; }; done
+"$PAF" trace java --quiet "${MOT[@]}" --include org.example -o "$OUT/quiet" 2> "$OUT/quiet.err"
+grep -q "^paf trace: 4 tests" "$OUT/quiet.err" && ! grep -q -e "-javaagent" "$OUT/quiet.err" \
+  || { echo "FAIL: --quiet must print the summary and no command line:"; cat "$OUT/quiet.err"; exit 1; }
+echo "ok: --quiet prints the summary, not the command line"
+# JUnit and ASM from a Maven-like repository (other names, other place); -v shows the command lines
+M2="$OUT/m2"; mkdir -p "$M2"
+cp "$J/junit4.jar" "$M2/junit-4.13.2.jar"; cp "$J/hamcrest-core.jar" "$M2/hamcrest-core-1.3.jar"
+for a in asm asm-tree asm-analysis; do cp "$J/$a.jar" "$M2/$a-9.4.jar"; done
+PAF_JUNIT_CLASSPATH="$M2/junit-4.13.2.jar:$M2/hamcrest-core-1.3.jar" "$PAF" trace java -v "${MOT[@]}" --include org.example \
+  --asm "$M2/asm-9.4.jar:$M2/asm-tree-9.4.jar:$M2/asm-analysis-9.4.jar" -o "$OUT/m2-bundle" 2> "$OUT/m2.err"
+grep -e "-javaagent" "$OUT/m2.err" | grep -q "asm=$M2/asm-9.4.jar" && grep -e "-javaagent" "$OUT/m2.err" | grep -q "$M2/junit-4.13.2.jar" \
+  && ! grep -e "-javaagent" "$OUT/m2.err" | grep -q "$J/junit4.jar" \
+  || { echo "FAIL: --asm and \$PAF_JUNIT_CLASSPATH must replace Debian's jars:"; cat "$OUT/m2.err"; exit 1; }
+echo "ok: JUnit and ASM taken from \$PAF_JUNIT_CLASSPATH and --asm (-v shows the command line)"
+"$PAF" trace java -v --classpath "$OUT/classes/motivating:$M2/junit-4.13.2.jar:$M2/hamcrest-core-1.3.jar" \
+  --tests org.example.ProjectEntryTest --include org.example -o "$OUT/own-junit" 2> "$OUT/own-junit.err"
+grep -e "-javaagent" "$OUT/own-junit.err" | grep -q "$J/junit4.jar" \
+  && { echo "FAIL: a class path with its own JUnit got Debian's too:"; cat "$OUT/own-junit.err"; exit 1; }
+echo "ok: a class path that carries its own JUnit gets no second one"
+# an installed paf: no checkout around it, the tracer built from the sources embedded in the binary
+mkdir -p "$OUT/installed/a/b/c"; cp "$PAF" "$OUT/installed/a/b/c/paf"; rm -rf "$OUT/cache"
+env -u PAF_TRACER_JAVA XDG_CACHE_HOME="$OUT/cache" "$OUT/installed/a/b/c/paf" trace java --quiet "${MOT[@]}" \
+  --include org.example --sourcepath "$TD/motivating/src" -o "$OUT/installed-bundle" 2> "$OUT/installed.err" \
+  || { echo "FAIL: an installed paf cannot trace:"; cat "$OUT/installed.err"; exit 1; }
+ls "$OUT"/cache/paf/tracer-java-*/build/paf-agent.jar > /dev/null
+"$PAF" rank "$OUT/installed-bundle" --format json > "$OUT/installed.rank.json"
+$CHECK motivating "$OUT/installed.rank.json" static > /dev/null
+echo "ok: a copied paf builds its embedded tracer into \$XDG_CACHE_HOME/paf and traces Table 1"
 
 echo "== order dependence (paf od detect through run-order.sh on static-state; rank --exclude-od)"
 # The runner command is shell words (quoted with %q); paf appends the tests file and -o RESULTS

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the Java front end of paf needs, from Debian packages (idempotent):
 # a JDK (javac, jar), ASM 9 (asm, asm-tree, asm-analysis, asm-commons) and JUnit 4 (+ hamcrest).
+# With --maven, also Maven and the plugins `paf trace java --maven` runs offline from Debian's
+# repository /usr/share/maven-repo (the e2e's Maven check).
 set -euo pipefail
 need=()
 command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
@@ -9,6 +11,12 @@ command -v jar >/dev/null 2>&1 || need+=(default-jdk-headless)
 [ -f /usr/share/java/junit4.jar ] || need+=(junit4)
 [ -f /usr/share/java/hamcrest-core.jar ] || [ -f /usr/share/java/hamcrest.jar ] || need+=(libhamcrest-java)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+if [ "${1:-}" = --maven ]; then
+  command -v mvn >/dev/null 2>&1 || need+=(maven)
+  for p in compiler resources dependency; do
+    [ -d "/usr/share/maven-repo/org/apache/maven/plugins/maven-$p-plugin" ] || need+=("libmaven-$p-plugin-java")
+  done
+fi
 if [ ${#need[@]} -eq 0 ]; then
   echo "install.sh: everything is already installed"
   exit 0

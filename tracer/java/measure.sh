@@ -60,7 +60,7 @@ public class StressTest {
 JAVA
 javac -nowarn -d "$W/stress" -cp "$W/classes:$J/junit4.jar" "$W/stress/StressTest.java"
 SU=$(java -cp "$CP:$W/stress" org.junit.runner.JUnitCore StressTest 2>&1 | awk '/STRESS_MS/ {print $2}')
-"$HERE/trace.sh" --quiet --max-events 100000000 --classpath "$W/classes:$W/stress" --include org.shelf --tests StressTest -o "$W/stress-bundle" 2> "$W/stress.log"
+"$HERE/trace.sh" --max-events 100000000 --classpath "$W/classes:$W/stress" --include org.shelf --tests StressTest -o "$W/stress-bundle" 2> "$W/stress.log"
 ST=$(awk '/STRESS_MS/ {print $2}' "$W/stress.log")
 SEV=$(grep -vc '"k":"\(begin\|end\)"' "$W/stress-bundle/tests.jsonl")
 SB=$(wc -c < "$W/stress-bundle/tests.jsonl")

@@ -56,9 +56,9 @@ fn text(path: &std::path::Path, result: &Validated) -> String {
         Err(problems) => {
             let mut s: String = problems.iter().map(|p| format!("{p}\n")).collect();
             s.push_str(&format!(
-                "{}: {} problem(s)\n",
+                "{}: {}\n",
                 path.display(),
-                problems.len()
+                crate::words::counted(problems.len(), "problem")
             ));
             s
         }

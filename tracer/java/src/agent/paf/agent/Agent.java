@@ -9,6 +9,7 @@ import java.lang.instrument.Instrumentation;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +21,8 @@ import paf.rt.R;
  * separated by {@code ;}: work (output directory, required), part (this JVM's number),
  * include / exclude (package prefixes, comma separated), tests (test classes, never
  * instrumented), src (source path, for field declaration lines), cap (events per test),
- * asm (directory of asm.jar, asm-tree.jar, asm-analysis.jar; default /usr/share/java),
+ * asm (ASM's asm, asm-tree and asm-analysis jars, ':'-separated, or a directory holding asm.jar,
+ * asm-tree.jar and asm-analysis.jar; default /usr/share/java),
  * fail (test hook: a class to pretend cannot be instrumented), verbose=1.
  *
  * <p>The instrumenter and ASM are loaded in their own class loader, so the program under test never
@@ -36,14 +38,16 @@ public final class Agent {
         int part = Integer.parseInt(opts.getOrDefault("part", "0"));
         R.init(work, part, Long.parseLong(opts.getOrDefault("cap", "0")));
         File here = new File(Agent.class.getProtectionDomain().getCodeSource().getLocation().toURI()).getParentFile();
-        File asm = new File(opts.getOrDefault("asm", "/usr/share/java"));
-        URL[] urls = {
-            new File(here, "paf-instr.jar").toURI().toURL(),
-            new File(asm, "asm.jar").toURI().toURL(),
-            new File(asm, "asm-tree.jar").toURI().toURL(),
-            new File(asm, "asm-analysis.jar").toURI().toURL(),
-        };
-        ClassLoader l = new URLClassLoader(urls, ClassLoader.getPlatformClassLoader());
+        List<URL> urls = new ArrayList<>();
+        urls.add(new File(here, "paf-instr.jar").toURI().toURL());
+        String asm = opts.getOrDefault("asm", "/usr/share/java");
+        if (new File(asm).isDirectory()) {
+            for (String j : new String[] {"asm.jar", "asm-tree.jar", "asm-analysis.jar"})
+                urls.add(new File(asm, j).toURI().toURL());
+        } else {
+            for (String j : asm.split(File.pathSeparator)) if (!j.isEmpty()) urls.add(new File(j).toURI().toURL());
+        }
+        ClassLoader l = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
         ClassFileTransformer t = (ClassFileTransformer) l.loadClass("paf.instr.Instrumenter").getConstructor(Map.class)
                 .newInstance(opts);
         inst.addTransformer(t);

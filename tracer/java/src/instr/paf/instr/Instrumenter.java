@@ -1,12 +1,9 @@
 package paf.instr;
 
 import java.io.File;
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.instrument.ClassFileTransformer;
 import java.security.ProtectionDomain;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +35,8 @@ public final class Instrumenter implements ClassFileTransformer {
     private final String failFor; // test hook: pretend this class cannot be instrumented
     private final FieldLines fieldLines;
     private final boolean verbose;
+    /** Per class loader: class headers read without loading (field resolution, frames). */
+    private final Map<ClassLoader, Hierarchy> hierarchies = new java.util.WeakHashMap<>();
 
     /** {@code options}: the agent's option map (include, exclude, tests, src, fail, verbose). */
     public Instrumenter(Map<String, String> options) {
@@ -97,29 +96,21 @@ public final class Instrumenter implements ClassFileTransformer {
         if ((probe.access & Opcodes.ACC_MODULE) != 0) return null;
         if (isTestClass(probe)) return null; // a test body is never instrumented (its calls are the MUT calls)
         String cls = name.replace('/', '.');
-        String simple = name.substring(name.lastIndexOf('/') + 1);
-        int dollar = simple.indexOf('$');
-        String file = probe.sourceFile != null ? probe.sourceFile : (dollar > 0 ? simple.substring(0, dollar) : simple) + ".java";
+        String file = sourceFile(probe);
         Map<String, int[]> bcis = BciMap.of(cr);
+        Hierarchy hierarchy;
+        synchronized (hierarchies) {
+            hierarchy = hierarchies.computeIfAbsent(loader, Hierarchy::of);
+        }
+        hierarchy.add(cr);
 
         // field declarations: the statements where allocations define fields to their defaults
-        int ctorLine = Integer.MAX_VALUE;
-        for (MethodNode m : probe.methods) {
-            if (!m.name.equals("<init>")) continue;
-            for (AbstractInsnNode n = m.instructions.getFirst(); n != null; n = n.getNext())
-                if (n instanceof LineNumberNode) {
-                    ctorLine = Math.min(ctorLine, ((LineNumberNode) n).line);
-                    break;
-                }
-        }
         List<String> fnames = new ArrayList<>();
         List<Integer> fstmts = new ArrayList<>();
         for (FieldNode f : probe.fields) {
             if ((f.access & Opcodes.ACC_STATIC) != 0) continue;
-            int line = fieldLines.find(name, file, f.name);
-            if (line < 0) line = ctorLine == Integer.MAX_VALUE ? 0 : ctorLine;
             fnames.add(cls + "." + f.name);
-            fstmts.add(R.stmt("F|" + name + "|" + f.name, cls, null, file, line, -1, accessJson(probe, null)));
+            fstmts.add(fieldDecl(probe, file, f));
         }
         int[] fs = new int[fstmts.size()];
         for (int i = 0; i < fs.length; i++) fs[i] = fstmts.get(i);
@@ -134,7 +125,7 @@ public final class Instrumenter implements ClassFileTransformer {
                 String key = mn.name + mn.desc;
                 if (skip.contains(key)) continue;
                 try {
-                    new MethodInstrumenter(cn, mn, cls, file, bcis.get(key)).run();
+                    new MethodInstrumenter(cn, mn, cls, file, bcis.get(key), hierarchy).run();
                 } catch (Throwable t) {
                     failed = key;
                     String msg = "cannot instrument method " + cls + "." + key + ": " + t;
@@ -149,7 +140,7 @@ public final class Instrumenter implements ClassFileTransformer {
                 continue;
             }
             int flags = (cn.version & 0xffff) >= Opcodes.V1_6 ? ClassWriter.COMPUTE_FRAMES : ClassWriter.COMPUTE_MAXS;
-            ClassWriter cw = new LoaderClassWriter(flags, loader);
+            ClassWriter cw = new LoaderClassWriter(flags, hierarchy);
             try {
                 cn.accept(cw);
                 return cw.toByteArray();
@@ -162,6 +153,35 @@ public final class Instrumenter implements ClassFileTransformer {
             }
         }
         throw new IllegalStateException("gave up after " + skip.size() + " uninstrumentable methods");
+    }
+
+    /** The source file name of a class (its SourceFile attribute, else guessed from its name). */
+    static String sourceFile(ClassNode cn) {
+        String simple = cn.name.substring(cn.name.lastIndexOf('/') + 1);
+        int dollar = simple.indexOf('$');
+        return cn.sourceFile != null ? cn.sourceFile : (dollar > 0 ? simple.substring(0, dollar) : simple) + ".java";
+    }
+
+    /**
+     * The statement of an instance field's declaration, where an allocation defines it to its
+     * default (PAF 3.2). Its line is the declaration's in the source (--sourcepath), else the
+     * line of the class's first constructor.
+     */
+    int fieldDecl(ClassNode cn, String file, FieldNode f) {
+        int line = fieldLines.find(cn.name, file, f.name);
+        if (line < 0) {
+            int ctorLine = Integer.MAX_VALUE;
+            for (MethodNode m : cn.methods) {
+                if (!m.name.equals("<init>")) continue;
+                for (AbstractInsnNode n = m.instructions.getFirst(); n != null; n = n.getNext())
+                    if (n instanceof LineNumberNode) {
+                        ctorLine = Math.min(ctorLine, ((LineNumberNode) n).line);
+                        break;
+                    }
+            }
+            line = ctorLine == Integer.MAX_VALUE ? 0 : ctorLine;
+        }
+        return R.stmt("F|" + cn.name + "|" + f.name, cn.name.replace('/', '.'), null, file, line, -1, accessJson(cn, null));
     }
 
     /** A JUnit 3 TestCase subclass or a class with JUnit 4 @Test methods (tests reached through a suite class). */
@@ -177,53 +197,16 @@ public final class Instrumenter implements ClassFileTransformer {
 
     /** COMPUTE_FRAMES needs common super classes: read them through the class's own loader, without loading classes. */
     static final class LoaderClassWriter extends ClassWriter {
-        private final ClassLoader loader;
-        private final Map<String, String[]> info = new HashMap<>(); // name -> {super, isInterface}
+        private final Hierarchy hierarchy;
 
-        LoaderClassWriter(int flags, ClassLoader loader) {
+        LoaderClassWriter(int flags, Hierarchy hierarchy) {
             super(flags);
-            this.loader = loader;
-        }
-
-        private String[] info(String type) {
-            String[] i = info.get(type);
-            if (i != null) return i;
-            try (InputStream in = open(type)) {
-                if (in == null) return null;
-                ClassReader r = new ClassReader(in);
-                i = new String[] {r.getSuperName(), (r.getAccess() & Opcodes.ACC_INTERFACE) != 0 ? "i" : "c"};
-                info.put(type, i);
-                return i;
-            } catch (IOException | RuntimeException e) {
-                return null;
-            }
-        }
-
-        private InputStream open(String type) {
-            String res = type + ".class";
-            InputStream in = loader == null ? null : loader.getResourceAsStream(res);
-            if (in == null) in = ClassLoader.getSystemResourceAsStream(res);
-            return in;
+            this.hierarchy = hierarchy;
         }
 
         @Override
         protected String getCommonSuperClass(String a, String b) {
-            if (a.equals(b)) return a;
-            String[] ia = info(a), ib = info(b);
-            if (ia == null || ib == null) return "java/lang/Object";
-            if ("i".equals(ia[1]) || "i".equals(ib[1])) return "java/lang/Object";
-            List<String> chainA = new ArrayList<>();
-            for (String t = a; t != null; ) {
-                chainA.add(t);
-                String[] it = info(t);
-                t = it == null ? null : it[0];
-            }
-            for (String t = b; t != null; ) {
-                if (chainA.contains(t)) return t;
-                String[] it = info(t);
-                t = it == null ? null : it[0];
-            }
-            return "java/lang/Object";
+            return hierarchy.commonSuperClass(a, b);
         }
     }
 

@@ -2,9 +2,11 @@ package paf.instr;
 
 import static org.objectweb.asm.Opcodes.*;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -17,9 +19,8 @@ import org.objectweb.asm.tree.IincInsnNode;
 import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.InsnNode;
 import org.objectweb.asm.tree.IntInsnNode;
-import org.objectweb.asm.tree.JumpInsnNode;
-import org.objectweb.asm.tree.TypeInsnNode;
 import org.objectweb.asm.tree.InvokeDynamicInsnNode;
+import org.objectweb.asm.tree.JumpInsnNode;
 import org.objectweb.asm.tree.LabelNode;
 import org.objectweb.asm.tree.LdcInsnNode;
 import org.objectweb.asm.tree.LineNumberNode;
@@ -27,6 +28,7 @@ import org.objectweb.asm.tree.LocalVariableNode;
 import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
 import org.objectweb.asm.tree.TryCatchBlockNode;
+import org.objectweb.asm.tree.TypeInsnNode;
 import org.objectweb.asm.tree.VarInsnNode;
 import org.objectweb.asm.tree.analysis.Analyzer;
 import org.objectweb.asm.tree.analysis.AnalyzerException;
@@ -39,12 +41,19 @@ import paf.rt.R;
 /**
  * Instruments one method. The plan is computed on the original instruction list (Analyzer frames
  * are indexed by it), then code is inserted around the original instructions, whose node
- * references stay valid.
+ * references stay valid. The analysis half ({@link #analyze}, {@link #operands}, {@link #resolve})
+ * is also what the static def-use analysis ({@link StaticDuas}) reads, so both name every value the
+ * same way.
  *
  * <p>Copy versus non-copy: the value a store (or use) consumes is traced to the instruction that
  * produced it with a SourceInterpreter that looks through DUP* / SWAP and CHECKCAST. A load of a
  * local, a field, a static or an array element, or the result of an instrumented call, makes the
- * store a copy; anything else is a non-copy whose "how" is the producer's kind.
+ * store a copy; anything else is a non-copy whose "how" is the producer's kind. A value with
+ * several producers (the arms of {@code c ? a : b}, of {@code a && b}, of a switch expression) is a
+ * temporary local {@code $N} (N: the smallest bytecode index among its producers) that each
+ * producer defines as it runs, as the paper's Jimple has one copy per arm; the consumer copies
+ * from it. A {@code long}, {@code float} or {@code double} comparison feeding a branch is a branch
+ * on the comparison's two operands.
  */
 final class MethodInstrumenter {
     private static final String RT = "paf/rt/R";
@@ -77,49 +86,76 @@ final class MethodInstrumenter {
 
     // source kinds (static view of a consumed value)
     static final int S_NONE = 0, S_LOCAL = 1, S_FIELD = 2, S_STATIC = 3, S_ELEM = 4, S_RET = 5, S_CONST = 6, S_NEW = 7,
-            S_ARITH = 8, S_THIS = 9;
+            S_ARITH = 8, S_THIS = 9, S_MERGE = 10;
 
     static final class Src {
         int kind;
-        AbstractInsnNode p;
-        String name; // local, field or static name
+        AbstractInsnNode p; // the producer (for S_MERGE: null)
+        String name; // local, field, static or merge temporary name
         boolean cast;
+        String array; // S_ELEM: the field or static the array was loaded from, if any
+        Set<AbstractInsnNode> producers; // S_MERGE
+    }
+
+    /** A value an instruction consumes and its role: S stored, D dereferenced, X index, B branch, A argument. */
+    static final class Operand {
+        final Src src;
+        final char role;
+
+        Operand(Src src, char role) {
+            this.src = src;
+            this.role = role;
+        }
     }
 
     private final ClassNode cn;
     private final MethodNode mn;
     private final String cls, file;
     private final int[] offsets;
+    private final Hierarchy hierarchy;
     private final boolean isStatic, isCtor;
-    private AbstractInsnNode[] insns;
-    private Frame<SourceValue>[] frames;
-    private final Map<AbstractInsnNode, Integer> index = new IdentityHashMap<>();
-    private int[] lines, bci, stmtIds;
-    private int firstLine;
+    AbstractInsnNode[] insns;
+    Frame<SourceValue>[] frames;
+    final Map<AbstractInsnNode, Integer> index = new IdentityHashMap<>();
+    int[] lines, bci;
+    private int[] stmtIds;
+    int firstLine;
     private int superInit = -1;
     private String accessJson;
     private int frameSlot, nextLocal;
     private final Map<AbstractInsnNode, Integer> capA = new IdentityHashMap<>(), capB = new IdentityHashMap<>();
     private final Set<AbstractInsnNode> needTemp = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
     private final Set<AbstractInsnNode> tempDef = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Producers of multi-producer values, with the temporaries they define. */
+    final Map<AbstractInsnNode, Set<String>> mergeNames = new IdentityHashMap<>();
     private final Map<String, Integer> pool = new HashMap<>();
-    private final Map<Integer, Integer> lvtStart = new HashMap<>();
 
-    MethodInstrumenter(ClassNode cn, MethodNode mn, String cls, String file, int[] offsets) {
+    MethodInstrumenter(ClassNode cn, MethodNode mn, String cls, String file, int[] offsets, Hierarchy hierarchy) {
         this.cn = cn;
         this.mn = mn;
         this.cls = cls;
         this.file = file;
         this.offsets = offsets;
+        this.hierarchy = hierarchy;
         this.isStatic = (mn.access & ACC_STATIC) != 0;
         this.isCtor = mn.name.equals("<init>");
     }
 
-    @SuppressWarnings("unchecked")
     void run() throws AnalyzerException {
-        if ((mn.access & (ACC_ABSTRACT | ACC_NATIVE)) != 0 || mn.instructions.size() == 0) return;
+        if (!analyze()) return;
+        emit();
+        mn.maxLocals = nextLocal;
+    }
+
+    /**
+     * Computes frames, lines and bytecode indices, and plans the captures (no code is changed).
+     * False when the method is not instrumented (abstract, native, empty, or with JSR/RET).
+     */
+    @SuppressWarnings("unchecked")
+    boolean analyze() throws AnalyzerException {
+        if ((mn.access & (ACC_ABSTRACT | ACC_NATIVE)) != 0 || mn.instructions.size() == 0) return false;
         for (AbstractInsnNode n = mn.instructions.getFirst(); n != null; n = n.getNext())
-            if (n.getOpcode() == JSR || n.getOpcode() == RET) return; // pre-Java-6 subroutines: left alone
+            if (n.getOpcode() == JSR || n.getOpcode() == RET) return false; // pre-Java-6 subroutines: left alone
         insns = mn.instructions.toArray();
         frames = new Analyzer<SourceValue>(new Interp()).analyze(cn.name, mn);
         for (int i = 0; i < insns.length; i++) index.put(insns[i], i);
@@ -159,22 +195,31 @@ final class MethodInstrumenter {
                 }
             }
         }
-
         plan();
-        emit();
-        mn.maxLocals = nextLocal;
+        return true;
+    }
+
+    /** Whether instruction i writes events (constructors: only from the super()/this() call on). */
+    boolean traced(int i) {
+        return frames[i] != null && insns[i].getOpcode() >= 0 && (!preSuper(i) || i == superInit);
     }
 
     private boolean preSuper(int i) {
         return isCtor && (superInit < 0 || i < superInit);
     }
 
-    private int stmt(int i) {
+    /** The statement id of instruction i (registered on first use). */
+    int stmt(int i) {
         if (stmtIds[i] < 0) {
             int b = bci[i];
             stmtIds[i] = R.stmt(cn.name + "|" + mn.name + mn.desc + "|" + b, cls, mn.name, file, lines[i], b, access());
         }
         return stmtIds[i];
+    }
+
+    /** The statement id of the method's entry (where its parameters are defined). */
+    int entryStmt() {
+        return R.stmt(cn.name + "|" + mn.name + mn.desc + "|entry", cls, mn.name, file, Math.max(firstLine, 0), -1, access());
     }
 
     /** The statement records' {@code access} field of this method (computed once). */
@@ -183,15 +228,48 @@ final class MethodInstrumenter {
         return accessJson;
     }
 
+    /** A field instruction's variable name: the declaring class (JVM field resolution), a dot, the name. */
+    String fieldName(FieldInsnNode f) {
+        String owner = hierarchy == null ? f.owner : hierarchy.declaringClass(f.owner, f.name, f.desc);
+        return owner.replace('/', '.') + "." + f.name;
+    }
+
+    static boolean isCmp(AbstractInsnNode p) {
+        int op = p.getOpcode();
+        return op >= LCMP && op <= DCMPG;
+    }
+
     // ---------------------------------------------------------------- sources
 
-    private Src resolve(SourceValue v) {
+    Src resolve(SourceValue v) {
+        if (v == null || v.insns.isEmpty()) return none();
+        if (v.insns.size() == 1) return resolveInsn(v.insns.iterator().next(), v instanceof CastValue);
+        // several producers: a merge temporary, if every producer runs instrumented
+        int min = Integer.MAX_VALUE;
+        for (AbstractInsnNode p : v.insns) {
+            if (!instrumentable(p)) return none();
+            min = Math.min(min, bci[index.get(p)]);
+        }
+        Src s = new Src();
+        s.kind = S_MERGE;
+        s.name = "$" + min;
+        s.cast = v instanceof CastValue;
+        s.producers = v.insns;
+        return s;
+    }
+
+    private static Src none() {
         Src s = new Src();
         s.kind = S_NONE;
-        if (v == null || v.insns.size() != 1) return s;
-        AbstractInsnNode p = v.insns.iterator().next();
+        return s;
+    }
+
+    /** The variable (or kind of value) one producing instruction pushes. */
+    Src resolveInsn(AbstractInsnNode p, boolean cast) {
+        Src s = new Src();
+        s.kind = S_NONE;
         s.p = p;
-        s.cast = v instanceof CastValue;
+        s.cast = cast;
         int op = p.getOpcode();
         if (op >= ILOAD && op <= ALOAD) {
             int var = ((VarInsnNode) p).var;
@@ -201,15 +279,14 @@ final class MethodInstrumenter {
                 s.name = localName(var, index.get(p), false);
             }
         } else if (op == GETFIELD) {
-            FieldInsnNode f = (FieldInsnNode) p;
             s.kind = S_FIELD;
-            s.name = f.owner.replace('/', '.') + "." + f.name;
+            s.name = fieldName((FieldInsnNode) p);
         } else if (op == GETSTATIC) {
-            FieldInsnNode f = (FieldInsnNode) p;
             s.kind = S_STATIC;
-            s.name = f.owner.replace('/', '.') + "." + f.name;
+            s.name = fieldName((FieldInsnNode) p);
         } else if (op >= IALOAD && op <= SALOAD) {
             s.kind = S_ELEM;
+            s.array = arrayName(p);
         } else if (op >= INVOKEVIRTUAL && op <= INVOKEDYNAMIC) {
             String desc = op == INVOKEDYNAMIC ? ((InvokeDynamicInsnNode) p).desc : ((MethodInsnNode) p).desc;
             boolean init = op != INVOKEDYNAMIC && ((MethodInsnNode) p).name.equals("<init>");
@@ -224,12 +301,26 @@ final class MethodInstrumenter {
         return s;
     }
 
+    /** The field or static an array access's array came straight from (its elements' name), or null. */
+    String arrayName(AbstractInsnNode access) {
+        Integer i = index.get(access);
+        if (i == null || frames[i] == null) return null;
+        Frame<SourceValue> f = frames[i];
+        int op = access.getOpcode();
+        int depth = op >= IASTORE && op <= SASTORE ? 3 : 2;
+        SourceValue a = f.getStack(f.getStackSize() - depth);
+        if (a.insns.size() != 1) return null;
+        AbstractInsnNode p = a.insns.iterator().next();
+        if (p.getOpcode() == GETFIELD || p.getOpcode() == GETSTATIC) return fieldName((FieldInsnNode) p);
+        return null;
+    }
+
     private boolean instrumentable(AbstractInsnNode p) {
         Integer i = index.get(p);
         return i != null && frames[i] != null && !preSuper(i);
     }
 
-    private String localName(int var, int at, boolean store) {
+    String localName(int var, int at, boolean store) {
         String best = null;
         int bestStart = Integer.MAX_VALUE;
         if (mn.localVariables != null) {
@@ -248,63 +339,88 @@ final class MethodInstrumenter {
         return "local" + var;
     }
 
+    /** The values instruction i consumes that events are written about, with their roles. */
+    List<Operand> operands(int i) {
+        List<Operand> out = new ArrayList<>(3);
+        AbstractInsnNode n = insns[i];
+        Frame<SourceValue> f = frames[i];
+        int op = n.getOpcode();
+        if (f == null || op < 0) return out;
+        int sz = f.getStackSize();
+        switch (op) {
+            case ISTORE: case LSTORE: case FSTORE: case DSTORE: case ASTORE:
+            case PUTSTATIC: case IRETURN: case LRETURN: case FRETURN: case DRETURN: case ARETURN:
+                add(out, f, sz - 1, 'S');
+                break;
+            case PUTFIELD:
+                add(out, f, sz - 2, 'D');
+                add(out, f, sz - 1, 'S');
+                break;
+            case IASTORE: case LASTORE: case FASTORE: case DASTORE: case AASTORE: case BASTORE: case CASTORE: case SASTORE:
+                add(out, f, sz - 3, 'D');
+                add(out, f, sz - 2, 'X');
+                add(out, f, sz - 1, 'S');
+                break;
+            case IALOAD: case LALOAD: case FALOAD: case DALOAD: case AALOAD: case BALOAD: case CALOAD: case SALOAD:
+                add(out, f, sz - 2, 'D');
+                add(out, f, sz - 1, 'X');
+                break;
+            case GETFIELD: case ARRAYLENGTH: case ATHROW: case MONITORENTER:
+                add(out, f, sz - 1, 'D');
+                break;
+            case IFEQ: case IFNE: case IFLT: case IFGE: case IFGT: case IFLE: case IFNULL: case IFNONNULL:
+            case TABLESWITCH: case LOOKUPSWITCH: {
+                Src s = resolve(f.getStack(sz - 1));
+                if (s.kind == S_ARITH && isCmp(s.p) && instrumentable(s.p)) {
+                    // lcmp/fcmpx/dcmpx then ifxx: a branch on the comparison's two operands
+                    Frame<SourceValue> cf = frames[index.get(s.p)];
+                    int cs = cf.getStackSize();
+                    add(out, cf, cs - 2, 'B');
+                    add(out, cf, cs - 1, 'B');
+                } else out.add(new Operand(s, 'B'));
+                break;
+            }
+            case IF_ICMPEQ: case IF_ICMPNE: case IF_ICMPLT: case IF_ICMPGE: case IF_ICMPGT: case IF_ICMPLE:
+            case IF_ACMPEQ: case IF_ACMPNE:
+                add(out, f, sz - 2, 'B');
+                add(out, f, sz - 1, 'B');
+                break;
+            case INVOKEVIRTUAL: case INVOKESPECIAL: case INVOKESTATIC: case INVOKEINTERFACE: case INVOKEDYNAMIC: {
+                String desc = op == INVOKEDYNAMIC ? ((InvokeDynamicInsnNode) n).desc : ((MethodInsnNode) n).desc;
+                int na = Type.getArgumentTypes(desc).length;
+                boolean recv = op != INVOKESTATIC && op != INVOKEDYNAMIC;
+                boolean init = op == INVOKESPECIAL && ((MethodInsnNode) n).name.equals("<init>");
+                if (recv && !init) add(out, f, sz - na - 1, 'D');
+                for (int j = 0; j < na; j++) add(out, f, sz - na + j, 'A');
+                break;
+            }
+            default:
+                break;
+        }
+        return out;
+    }
+
+    private void add(List<Operand> out, Frame<SourceValue> f, int slot, char role) {
+        out.add(new Operand(resolve(f.getStack(slot)), role));
+    }
+
     // ---------------------------------------------------------------- plan
 
     private void plan() {
         for (int i = 0; i < insns.length; i++) {
-            AbstractInsnNode n = insns[i];
-            Frame<SourceValue> f = frames[i];
-            int op = n.getOpcode();
-            if (f == null || op < 0) continue;
-            if (preSuper(i) && i != superInit) continue;
-            int sz = f.getStackSize();
-            switch (op) {
-                case ISTORE: case LSTORE: case FSTORE: case DSTORE: case ASTORE:
-                case PUTSTATIC: case IRETURN: case LRETURN: case FRETURN: case DRETURN: case ARETURN:
-                    consume(f.getStack(sz - 1), 'S');
-                    break;
-                case PUTFIELD:
-                    consume(f.getStack(sz - 2), 'D');
-                    consume(f.getStack(sz - 1), 'S');
-                    break;
-                case IASTORE: case LASTORE: case FASTORE: case DASTORE: case AASTORE: case BASTORE: case CASTORE: case SASTORE:
-                    consume(f.getStack(sz - 3), 'D');
-                    consume(f.getStack(sz - 2), 'X');
-                    consume(f.getStack(sz - 1), 'S');
-                    break;
-                case IALOAD: case LALOAD: case FALOAD: case DALOAD: case AALOAD: case BALOAD: case CALOAD: case SALOAD:
-                    consume(f.getStack(sz - 2), 'D');
-                    consume(f.getStack(sz - 1), 'X');
-                    break;
-                case GETFIELD: case ARRAYLENGTH: case ATHROW: case MONITORENTER:
-                    consume(f.getStack(sz - 1), 'D');
-                    break;
-                case IFEQ: case IFNE: case IFLT: case IFGE: case IFGT: case IFLE: case IFNULL: case IFNONNULL:
-                case TABLESWITCH: case LOOKUPSWITCH:
-                    consume(f.getStack(sz - 1), 'B');
-                    break;
-                case IF_ICMPEQ: case IF_ICMPNE: case IF_ICMPLT: case IF_ICMPGE: case IF_ICMPGT: case IF_ICMPLE:
-                case IF_ACMPEQ: case IF_ACMPNE:
-                    consume(f.getStack(sz - 2), 'B');
-                    consume(f.getStack(sz - 1), 'B');
-                    break;
-                case INVOKEVIRTUAL: case INVOKESPECIAL: case INVOKESTATIC: case INVOKEINTERFACE: case INVOKEDYNAMIC: {
-                    String desc = op == INVOKEDYNAMIC ? ((InvokeDynamicInsnNode) n).desc : ((MethodInsnNode) n).desc;
-                    int na = Type.getArgumentTypes(desc).length;
-                    boolean recv = op != INVOKESTATIC && op != INVOKEDYNAMIC;
-                    boolean init = op == INVOKESPECIAL && ((MethodInsnNode) n).name.equals("<init>");
-                    if (recv && !init) consume(f.getStack(sz - na - 1), 'D');
-                    for (int j = 0; j < na; j++) consume(f.getStack(sz - na + j), 'A');
-                    break;
-                }
-                default:
-                    break;
-            }
+            if (!traced(i)) continue;
+            for (Operand o : operands(i)) consume(o.src, o.role);
         }
     }
 
-    private void consume(SourceValue v, char role) {
-        Src s = resolve(v);
+    private void consume(Src s, char role) {
+        if (s.kind == S_MERGE) {
+            for (AbstractInsnNode p : s.producers) {
+                mergeNames.computeIfAbsent(p, k -> new LinkedHashSet<>()).add(s.name);
+                consume(resolveInsn(p, false), 'S');
+            }
+            return;
+        }
         if (s.p == null || !instrumentable(s.p)) return;
         switch (s.kind) {
             case S_FIELD:
@@ -327,6 +443,21 @@ final class MethodInstrumenter {
             default:
                 break;
         }
+    }
+
+    /** Whether the value is a variable events can name (a local, field, static, element, return, temporary). */
+    boolean isVar(Src s, boolean forDef) {
+        switch (s.kind) {
+            case S_LOCAL: case S_STATIC: case S_MERGE: return true;
+            case S_FIELD: case S_ELEM: case S_RET: return capA.containsKey(s.p);
+            case S_CONST: case S_ARITH: return !forDef && tempDef.contains(s.p);
+            default: return false;
+        }
+    }
+
+    /** Whether a call result used at a crash statement is named by the temporary {@code $BCI}. */
+    boolean hasTemp(AbstractInsnNode p) {
+        return needTemp.contains(p) || tempDef.contains(p);
     }
 
     private int newLocal(int size) {
@@ -361,7 +492,7 @@ final class MethodInstrumenter {
         l.add(new MethodInsnNode(INVOKESTATIC, RT, name, desc, false));
     }
 
-    private String tempName(AbstractInsnNode p) {
+    String tempName(AbstractInsnNode p) {
         return "$" + bci[index.get(p)];
     }
 
@@ -375,7 +506,7 @@ final class MethodInstrumenter {
         }
     }
 
-    private static String calleeName(AbstractInsnNode p) {
+    static String calleeName(AbstractInsnNode p) {
         if (p.getOpcode() == INVOKEDYNAMIC) return "invokedynamic." + ((InvokeDynamicInsnNode) p).name;
         MethodInsnNode m = (MethodInsnNode) p;
         return m.owner.replace('/', '.') + "." + m.name;
@@ -389,6 +520,7 @@ final class MethodInstrumenter {
     private int pushVar(InsnList l, Src s, boolean forDef) {
         switch (s.kind) {
             case S_LOCAL:
+            case S_MERGE:
                 push(l, R.K_LOCAL);
                 push(l, R.name(s.name));
                 push(l, 0);
@@ -412,7 +544,7 @@ final class MethodInstrumenter {
             case S_ELEM:
                 if (capA.containsKey(s.p)) {
                     push(l, R.K_ELEM);
-                    push(l, 0);
+                    push(l, s.array == null ? -1 : R.name(s.array));
                     l.add(new VarInsnNode(ILOAD, capA.get(s.p)));
                     l.add(new VarInsnNode(ILOAD, capB.get(s.p)));
                     return R.H_OTHER;
@@ -447,30 +579,20 @@ final class MethodInstrumenter {
         return howOf(s.kind);
     }
 
-    private static boolean isVar(Src s, boolean forDef, MethodInstrumenter mi) {
-        switch (s.kind) {
-            case S_LOCAL: case S_STATIC: return true;
-            case S_FIELD: case S_ELEM: case S_RET: return mi.capA.containsKey(s.p);
-            case S_CONST: case S_ARITH: return !forDef && mi.tempDef.contains(s.p);
-            default: return false;
-        }
-    }
-
     /** def(frame, stmt, var..., source..., how, cast) with the variable pushed by {@code pushTarget}. */
-    private void def(InsnList l, int i, Runnable pushTarget, SourceValue v) {
-        Src s = resolve(v);
+    private void def(InsnList l, int i, Runnable pushTarget, Src s) {
         frame(l);
         push(l, stmt(i));
         pushTarget.run();
         int how = pushVar(l, s, true);
         push(l, how);
-        push(l, s.cast && isVar(s, true, this) ? 1 : 0);
+        push(l, s.cast && isVar(s, true) ? 1 : 0);
         call(l, "def", "(IIIIIIIIIIIZ)V");
     }
 
     /** A use of the value on top of the stack (left in place). */
     private void useTop(InsnList l, int i, int role, Src s, boolean ref) {
-        if (!isVar(s, false, this)) return;
+        if (!isVar(s, false)) return;
         if (ref) {
             l.add(new InsnNode(DUP));
             frame(l);
@@ -489,6 +611,20 @@ final class MethodInstrumenter {
         }
     }
 
+    /** After a producer of a multi-producer value: the definitions of its merge temporaries. */
+    private void mergeDefs(int i, InsnList after) {
+        Set<String> names = mergeNames.get(insns[i]);
+        if (names == null) return;
+        Src s = resolveInsn(insns[i], false);
+        for (String name : names)
+            def(after, i, () -> {
+                push(after, R.K_LOCAL);
+                push(after, R.name(name));
+                push(after, 0);
+                push(after, 0);
+            }, s);
+    }
+
     // ---------------------------------------------------------------- emission
 
     private void emit() {
@@ -497,9 +633,9 @@ final class MethodInstrumenter {
 
         // entry: frame id, capture slots zeroed (so every merge sees an int)
         InsnList entry = new InsnList();
-        int entryStmt = R.stmt(cn.name + "|" + mn.name + mn.desc + "|entry", cls, mn.name, file, Math.max(firstLine, 0), -1,
-                access());
-        int mid = R.method(cls + "." + mn.name, mn.name + mn.desc, paramNames(), isCtor, entryStmt);
+        int flags = (isCtor ? R.M_CTOR : 0) | (mn.name.equals("<clinit>") ? R.M_CLINIT : 0)
+                | ((mn.access & ACC_SYNTHETIC) != 0 && mn.name.startsWith("lambda$") ? R.M_LAMBDA : 0);
+        int mid = R.method(cls + "." + mn.name, mn.name + mn.desc, paramNames(), flags, entryStmt());
         // A call from the test body (no instrumented frame active) also passes the argument
         // values, which the runtime writes with the receiver's fields as the enter's "values".
         LabelNode plain = new LabelNode(), entered = new LabelNode();
@@ -529,8 +665,7 @@ final class MethodInstrumenter {
             AbstractInsnNode n = insns[i];
             Frame<SourceValue> f = frames[i];
             int op = n.getOpcode();
-            if (f == null || op < 0) continue;
-            if (preSuper(i) && i != superInit) continue;
+            if (!traced(i)) continue;
             InsnList before = new InsnList(), after = new InsnList();
             instrument(i, n, f, op, before, after);
             if (i == superInit) {
@@ -546,6 +681,7 @@ final class MethodInstrumenter {
                 push(after, howOf(resolveKindOf(n)));
                 call(after, "defTemp", "(IIII)V");
             }
+            mergeDefs(i, after);
             if (before.size() > 0) il.insertBefore(n, before);
             if (after.size() > 0) il.insert(n, after);
         }
@@ -561,91 +697,6 @@ final class MethodInstrumenter {
         }
     }
 
-    /** Pushes the receiver for {@code R.enter}: null for static methods and constructors. */
-    private void receiver(InsnList l) {
-        if (isStatic || isCtor) l.add(new InsnNode(ACONST_NULL));
-        else l.add(new VarInsnNode(ALOAD, 0));
-    }
-
-    /** Pushes an {@code Object[]} of the method's arguments, primitives boxed. */
-    private void boxedArgs(InsnList l) {
-        Type[] args = Type.getArgumentTypes(mn.desc);
-        push(l, args.length);
-        l.add(new TypeInsnNode(ANEWARRAY, "java/lang/Object"));
-        int slot = isStatic ? 0 : 1;
-        for (int j = 0; j < args.length; j++) {
-            Type t = args[j];
-            l.add(new InsnNode(DUP));
-            push(l, j);
-            l.add(new VarInsnNode(t.getOpcode(ILOAD), slot));
-            String box = null;
-            switch (t.getSort()) {
-                case Type.BOOLEAN: box = "java/lang/Boolean"; break;
-                case Type.CHAR: box = "java/lang/Character"; break;
-                case Type.BYTE: box = "java/lang/Byte"; break;
-                case Type.SHORT: box = "java/lang/Short"; break;
-                case Type.INT: box = "java/lang/Integer"; break;
-                case Type.FLOAT: box = "java/lang/Float"; break;
-                case Type.LONG: box = "java/lang/Long"; break;
-                case Type.DOUBLE: box = "java/lang/Double"; break;
-                default: break;
-            }
-            if (box != null)
-                l.add(new MethodInsnNode(INVOKESTATIC, box, "valueOf", "(" + t.getDescriptor() + ")L" + box + ";", false));
-            l.add(new InsnNode(AASTORE));
-            slot += t.getSize();
-        }
-    }
-
-    private int resolveKindOf(AbstractInsnNode p) {
-        int op = p.getOpcode();
-        if (op >= ACONST_NULL && op <= LDC) return S_CONST;
-        return S_ARITH;
-    }
-
-    private String[] paramNames() {
-        Type[] args = Type.getArgumentTypes(mn.desc);
-        String[] out = new String[args.length];
-        int slot = isStatic ? 0 : 1;
-        for (int j = 0; j < args.length; j++) {
-            String name = null;
-            int bestStart = Integer.MAX_VALUE;
-            if (mn.localVariables != null)
-                for (LocalVariableNode lv : mn.localVariables) {
-                    int s = index.getOrDefault(lv.start, 0);
-                    if (lv.index == slot && s < bestStart) {
-                        bestStart = s;
-                        name = lv.name;
-                    }
-                }
-            if (name == null && mn.parameters != null && j < mn.parameters.size()) name = mn.parameters.get(j).name;
-            if (name == null) name = "arg" + j;
-            out[j] = name;
-            slot += args[j].getSize();
-        }
-        return out;
-    }
-
-    private static Type arrayElem(int op) {
-        switch (op) {
-            case IASTORE: case BASTORE: case CASTORE: case SASTORE: return Type.INT_TYPE;
-            case LASTORE: return Type.LONG_TYPE;
-            case FASTORE: return Type.FLOAT_TYPE;
-            case DASTORE: return Type.DOUBLE_TYPE;
-            default: return Type.getType(Object.class);
-        }
-    }
-
-    private static char sortKey(Type t) {
-        switch (t.getSort()) {
-            case Type.LONG: return 'J';
-            case Type.FLOAT: return 'F';
-            case Type.DOUBLE: return 'D';
-            case Type.OBJECT: case Type.ARRAY: return 'A';
-            default: return 'I';
-        }
-    }
-
     private void instrument(int i, AbstractInsnNode n, Frame<SourceValue> f, int op, InsnList before, InsnList after) {
         int sz = f.getStackSize();
         switch (op) {
@@ -656,7 +707,7 @@ final class MethodInstrumenter {
                     push(after, R.name(name));
                     push(after, 0);
                     push(after, 0);
-                }, f.getStack(sz - 1));
+                }, resolve(f.getStack(sz - 1)));
                 break;
             }
             case IINC: {
@@ -677,14 +728,13 @@ final class MethodInstrumenter {
                 break;
             }
             case PUTSTATIC: {
-                FieldInsnNode fi = (FieldInsnNode) n;
-                String name = fi.owner.replace('/', '.') + "." + fi.name;
+                String name = fieldName((FieldInsnNode) n);
                 def(after, i, () -> {
                     push(after, R.K_STATIC);
                     push(after, R.name(name));
                     push(after, 0);
                     push(after, 0);
-                }, f.getStack(sz - 1));
+                }, resolve(f.getStack(sz - 1)));
                 break;
             }
             case GETSTATIC: {
@@ -693,24 +743,23 @@ final class MethodInstrumenter {
                 if (sort == Type.OBJECT || sort == Type.ARRAY) {
                     after.add(new InsnNode(DUP));
                     frame(after);
-                    push(after, R.name(fi.owner.replace('/', '.') + "." + fi.name));
+                    push(after, R.name(fieldName(fi)));
                     call(after, "sroot", "(Ljava/lang/Object;II)V");
                 } else {
                     frame(after);
-                    push(after, R.name(fi.owner.replace('/', '.') + "." + fi.name));
+                    push(after, R.name(fieldName(fi)));
                     call(after, "sread", "(II)V");
                 }
                 break;
             }
             case PUTFIELD: {
                 FieldInsnNode fi = (FieldInsnNode) n;
-                String name = fi.owner.replace('/', '.') + "." + fi.name;
+                String name = fieldName(fi);
                 Type vt = Type.getType(fi.desc);
                 int sv = pooled("v" + sortKey(vt), vt.getSize());
                 int so = pooled("obj", 1);
                 before.add(new VarInsnNode(vt.getOpcode(ISTORE), sv));
-                Src obj = resolve(f.getStack(sz - 2));
-                useTop(before, i, R.ROLE_DEREF, obj, true);
+                useTop(before, i, R.ROLE_DEREF, resolve(f.getStack(sz - 2)), true);
                 before.add(new InsnNode(DUP));
                 call(before, "idw", "(Ljava/lang/Object;)I");
                 before.add(new VarInsnNode(ISTORE, so));
@@ -720,13 +769,14 @@ final class MethodInstrumenter {
                     push(after, R.name(name));
                     after.add(new VarInsnNode(ILOAD, so));
                     push(after, 0);
-                }, f.getStack(sz - 1));
+                }, resolve(f.getStack(sz - 1)));
                 break;
             }
             case IASTORE: case LASTORE: case FASTORE: case DASTORE: case AASTORE: case BASTORE: case CASTORE: case SASTORE: {
                 Type vt = arrayElem(op);
                 int sv = pooled("v" + sortKey(vt), vt.getSize());
                 int sidx = pooled("idx", 1), sarr = pooled("arr", 1);
+                String array = arrayName(n);
                 before.add(new VarInsnNode(vt.getOpcode(ISTORE), sv));
                 before.add(new VarInsnNode(ISTORE, sidx));
                 useTop(before, i, R.ROLE_DEREF, resolve(f.getStack(sz - 3)), true);
@@ -738,10 +788,10 @@ final class MethodInstrumenter {
                 before.add(new VarInsnNode(vt.getOpcode(ILOAD), sv));
                 def(after, i, () -> {
                     push(after, R.K_ELEM);
-                    push(after, 0);
+                    push(after, array == null ? -1 : R.name(array));
                     after.add(new VarInsnNode(ILOAD, sarr));
                     after.add(new VarInsnNode(ILOAD, sidx));
-                }, f.getStack(sz - 1));
+                }, resolve(f.getStack(sz - 1)));
                 break;
             }
             case IALOAD: case LALOAD: case FALOAD: case DALOAD: case AALOAD: case BALOAD: case CALOAD: case SALOAD: {
@@ -785,19 +835,19 @@ final class MethodInstrumenter {
                 break;
             case IFEQ: case IFNE: case IFLT: case IFGE: case IFGT: case IFLE: case IFNULL: case IFNONNULL:
             case TABLESWITCH: case LOOKUPSWITCH:
-                branch(before, i, resolve(f.getStack(sz - 1)), null);
-                break;
             case IF_ICMPEQ: case IF_ICMPNE: case IF_ICMPLT: case IF_ICMPGE: case IF_ICMPGT: case IF_ICMPLE:
-            case IF_ACMPEQ: case IF_ACMPNE:
-                branch(before, i, resolve(f.getStack(sz - 2)), resolve(f.getStack(sz - 1)));
+            case IF_ACMPEQ: case IF_ACMPNE: {
+                List<Operand> ops = operands(i);
+                branch(before, i, ops.get(0).src, ops.size() > 1 ? ops.get(1).src : null);
                 break;
+            }
             case IRETURN: case LRETURN: case FRETURN: case DRETURN: case ARETURN:
                 def(before, i, () -> {
                     push(before, R.K_RET);
                     push(before, 0);
                     frame(before);
                     push(before, 0);
-                }, f.getStack(sz - 1));
+                }, resolve(f.getStack(sz - 1)));
                 frame(before);
                 call(before, "exit", "(I)V");
                 break;
@@ -822,9 +872,9 @@ final class MethodInstrumenter {
     private void branch(InsnList l, int i, Src a, Src b) {
         frame(l);
         push(l, stmt(i));
-        if (isVar(a, false, this)) pushVar(l, a, false);
+        if (isVar(a, false)) pushVar(l, a, false);
         else pushNone(l);
-        if (b != null && isVar(b, false, this)) pushVar(l, b, false);
+        if (b != null && isVar(b, false)) pushVar(l, b, false);
         else pushNone(l);
         call(l, "branch", "(IIIIIIIIII)V");
     }
@@ -870,8 +920,8 @@ final class MethodInstrumenter {
         for (int j = 0; j < na; j++) {
             Src s = resolve(f.getStack(sz - na + j));
             boolean ref = args[j].getSort() == Type.OBJECT || args[j].getSort() == Type.ARRAY;
-            if (isVar(s, false, this) && ref) before.add(new VarInsnNode(ALOAD, slots[j]));
-            if (!isVar(s, false, this)) ref = false;
+            if (isVar(s, false) && ref) before.add(new VarInsnNode(ALOAD, slots[j]));
+            if (!isVar(s, false)) ref = false;
             frame(before);
             push(before, stmt(i));
             push(before, R.ROLE_ARG);
@@ -896,8 +946,89 @@ final class MethodInstrumenter {
         }
     }
 
-    @SuppressWarnings("unused")
-    private static List<Integer> unused() {
-        return null;
+    /** Pushes the receiver for {@code R.enter}: null for static methods and constructors. */
+    private void receiver(InsnList l) {
+        if (isStatic || isCtor) l.add(new InsnNode(ACONST_NULL));
+        else l.add(new VarInsnNode(ALOAD, 0));
     }
+
+    /** Pushes an {@code Object[]} of the method's arguments, primitives boxed. */
+    private void boxedArgs(InsnList l) {
+        Type[] args = Type.getArgumentTypes(mn.desc);
+        push(l, args.length);
+        l.add(new TypeInsnNode(ANEWARRAY, "java/lang/Object"));
+        int slot = isStatic ? 0 : 1;
+        for (int j = 0; j < args.length; j++) {
+            Type t = args[j];
+            l.add(new InsnNode(DUP));
+            push(l, j);
+            l.add(new VarInsnNode(t.getOpcode(ILOAD), slot));
+            String box = null;
+            switch (t.getSort()) {
+                case Type.BOOLEAN: box = "java/lang/Boolean"; break;
+                case Type.CHAR: box = "java/lang/Character"; break;
+                case Type.BYTE: box = "java/lang/Byte"; break;
+                case Type.SHORT: box = "java/lang/Short"; break;
+                case Type.INT: box = "java/lang/Integer"; break;
+                case Type.FLOAT: box = "java/lang/Float"; break;
+                case Type.LONG: box = "java/lang/Long"; break;
+                case Type.DOUBLE: box = "java/lang/Double"; break;
+                default: break;
+            }
+            if (box != null)
+                l.add(new MethodInsnNode(INVOKESTATIC, box, "valueOf", "(" + t.getDescriptor() + ")L" + box + ";", false));
+            l.add(new InsnNode(AASTORE));
+            slot += t.getSize();
+        }
+    }
+
+    private int resolveKindOf(AbstractInsnNode p) {
+        int op = p.getOpcode();
+        if (op >= ACONST_NULL && op <= LDC) return S_CONST;
+        return S_ARITH;
+    }
+
+    String[] paramNames() {
+        Type[] args = Type.getArgumentTypes(mn.desc);
+        String[] out = new String[args.length];
+        int slot = isStatic ? 0 : 1;
+        for (int j = 0; j < args.length; j++) {
+            String name = null;
+            int bestStart = Integer.MAX_VALUE;
+            if (mn.localVariables != null)
+                for (LocalVariableNode lv : mn.localVariables) {
+                    int s = index.getOrDefault(lv.start, 0);
+                    if (lv.index == slot && s < bestStart) {
+                        bestStart = s;
+                        name = lv.name;
+                    }
+                }
+            if (name == null && mn.parameters != null && j < mn.parameters.size()) name = mn.parameters.get(j).name;
+            if (name == null) name = "arg" + j;
+            out[j] = name;
+            slot += args[j].getSize();
+        }
+        return out;
+    }
+
+    private static Type arrayElem(int op) {
+        switch (op) {
+            case IASTORE: case BASTORE: case CASTORE: case SASTORE: return Type.INT_TYPE;
+            case LASTORE: return Type.LONG_TYPE;
+            case FASTORE: return Type.FLOAT_TYPE;
+            case DASTORE: return Type.DOUBLE_TYPE;
+            default: return Type.getType(Object.class);
+        }
+    }
+
+    private static char sortKey(Type t) {
+        switch (t.getSort()) {
+            case Type.LONG: return 'J';
+            case Type.FLOAT: return 'F';
+            case Type.DOUBLE: return 'D';
+            case Type.OBJECT: case Type.ARRAY: return 'A';
+            default: return 'I';
+        }
+    }
+
 }

@@ -1,18 +1,13 @@
 package paf.rt;
 
 import java.io.BufferedReader;
-import java.io.BufferedWriter;
 import java.io.File;
 import java.io.FileInputStream;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -24,7 +19,21 @@ import java.util.TreeSet;
  * <p>This class is on the bootstrap class path (Boot-Class-Path of paf-agent.jar), so code in any
  * class loader can call it. All event writing is serialized on one lock; a test's events are the
  * lines between its {@code begin} and {@code end}. Events outside a test (JUnit discovery,
- * {@code @BeforeClass}) are dropped.
+ * {@code @BeforeClass}) and during {@code @After} methods are dropped.
+ *
+ * <p>Failures of the code under test inside the agent (docs/java.md, "Failures inside the agent"):
+ * every event is one record of {@link Out}, built in a pre-allocated buffer and rolled back when a
+ * {@code StackOverflowError} or {@code OutOfMemoryError} interrupts it, then rethrown, so the
+ * program sees the error where it would have happened and the trace never holds a partial line
+ * or a counted event that is missing. The object-id table drops its references when an
+ * {@code OutOfMemoryError} leaves an instrumented frame, so the test's garbage can be collected
+ * and the failure recorded.
+ *
+ * <p>Class initializers (docs/java.md, "Class initializers and the event cap"): their events do not
+ * count against the test's event cap, and when an initializer completes normally they are rolled
+ * back (the work belongs to no test); when it fails they stay, as the events of the call that
+ * triggered it. When a test reaches the cap, {@link Compactor} keeps only what the backward
+ * analysis and the def-use coverage need.
  */
 public final class R {
     private R() {}
@@ -36,69 +45,108 @@ public final class R {
     private static final String[] HOW = {"other", "const", "new", "arith", "call", "param"};
     public static final int ROLE_VALUE = 0, ROLE_DEREF = 1, ROLE_INDEX = 2, ROLE_ARG = 3;
     private static final String[] ROLE = {"value", "deref", "index", "arg"};
+    /** Method flags for {@link #method}. */
+    public static final int M_CTOR = 1, M_CLINIT = 2, M_LAMBDA = 4;
+    /** Test phases (set by the runner): @Before methods, the test method, @After methods. */
+    public static final int PHASE_BEFORE = 0, PHASE_BODY = 1, PHASE_AFTER = 2;
 
     private static final Object LOCK = new Object();
 
     // ---- configuration and files ----
     private static File workDir;
-    private static Writer tests; // tests part file of this JVM
-    private static Writer stmts; // shared statement table (work/statements.jsonl)
+    private static Out tests; // tests part file of this JVM
+    private static Out stmts; // shared statement table (work/statements.jsonl)
     private static long cap = 2_000_000L;
+    /**
+     * A test is recorded for at most this many times the cap (compactions included): past it,
+     * it is truncated and runs at nearly full speed, so that a loop of a billion iterations ends
+     * within the time-out instead of being killed.
+     */
+    private static final long BUDGET = 5;
     private static boolean initialized;
 
     // ---- registration tables (filled at instrumentation time) ----
     private static final ArrayList<String> names = new ArrayList<>();
-    private static final ArrayList<String> namesJson = new ArrayList<>();
+    private static final ArrayList<byte[]> namesJson = new ArrayList<>();
     private static final HashMap<String, Integer> nameIds = new HashMap<>();
     private static final HashMap<String, Integer> stmtIds = new HashMap<>();
     private static int nextStmt = 0;
     private static final ArrayList<MethodInfo> methods = new ArrayList<>();
     /** Instance field declarations per class (binary name with dots): JSON fragments. */
     private static final HashMap<String, String[]> classFields = new HashMap<>();
-    private static final HashMap<Class<?>, String> allocFieldsCache = new HashMap<>();
+    private static final HashMap<Class<?>, byte[]> allocFieldsCache = new HashMap<>();
     /** Diagnostics from the instrumenter. */
     public static final List<String> instrumentErrors = new ArrayList<>();
     public static int classesInstrumented = 0;
 
     static final class MethodInfo {
-        String qnameJson; // "Cls.m" as a JSON string
+        String qname; // "Cls.m"
+        byte[] qnameJson; // the same as a JSON string
         int key; // name id of "m(desc)"
         int[] params; // name ids of parameter locals
-        boolean ctor;
+        int flags;
         int entryStmt;
     }
 
     // ---- per-test state ----
     private static volatile boolean active;
+    /** Events are recorded (a test is running and was not truncated): the instrumented code's fast check. */
+    private static volatile boolean recording;
+    private static volatile int phase;
     private static String testId;
-    private static long events;
+    private static long events; // event lines of the test in the file
+    private static long capCount; // events counted against the cap since the last compaction
+    private static long compacted; // events compaction dropped
+    private static long total; // events committed in the test, compacted ones included
+    private static long testStart; // file position of the test's first event line
     private static boolean truncated;
+    private static String truncatedWhy;
     private static int nextFrame = 1; // never reset: frame ids are unique in the JVM
     private static int firstFrame = 1; // frames below this belong to earlier tests
     private static int nextObj = 1;
-    private static IdentityHashMap<Object, Integer> ids = new IdentityHashMap<>();
+    private static final IdMap ids = new IdMap();
     private static final TreeSet<String> staticReads = new TreeSet<>();
     private static final TreeSet<String> staticWrites = new TreeSet<>();
-    /** Objects reached from a static field in this test, with the static field (root) they hang from. */
-    private static IdentityHashMap<Object, String> reach = new IdentityHashMap<>();
+    /** Objects reached from a static field in this test, with the static field (root, a name id + 1) they hang from. */
+    private static final IdMap reach = new IdMap();
     private static volatile boolean reachOn;
     private static final TreeSet<String> reachRead = new TreeSet<>();
     private static final TreeSet<String> reachWritten = new TreeSet<>();
-    private static final StringBuilder sb = new StringBuilder(256);
     private static long outsideEvents = 0;
+    /** Set while the agent calls code it does not control (getMessage, reflection): events are dropped. */
+    private static boolean busy;
+
+    // ---- class initializer being recorded (one at a time) ----
+    private static Thread initThread;
+    private static long initMark, initMarkEvents, initMarkSeq, initOwn, initEvents;
+    private static boolean initOverflow;
+    private static String initClass;
+    private static long seq; // records written in this test (any thread)
 
     static final class Frame {
         int id, thisId, method;
         int pendingKey = -1, pendingSite = -1, lastCallee = -1;
         Object pendingRecv; // the receiver of the pending call (null: static call or constructor)
-        boolean pendingSuper;
+        boolean pendingSuper, clinit;
         int nArgs;
         int[] aKind = new int[4], aName = new int[4], aX = new int[4], aY = new int[4], aHow = new int[4];
+
+        void reset() {
+            pendingKey = -1;
+            pendingSite = -1;
+            lastCallee = -1;
+            pendingRecv = null;
+            pendingSuper = false;
+            clinit = false;
+            nArgs = 0;
+            thisId = 0;
+        }
     }
 
     static final class TState {
-        Frame[] stack = new Frame[32];
+        Frame[] stack = new Frame[64];
         int depth;
+        int initDepth;
 
         Frame top() {
             return depth == 0 ? null : stack[depth - 1];
@@ -107,6 +155,17 @@ public final class R {
         Frame find(int id) {
             for (int i = depth - 1; i >= 0; i--) if (stack[i].id == id) return stack[i];
             return null;
+        }
+
+        /** The next frame object (reused), the stack grown first so that pushing allocates nothing. */
+        Frame next() {
+            if (depth == stack.length) stack = java.util.Arrays.copyOf(stack, depth * 2);
+            Frame f = stack[depth];
+            if (f == null) {
+                f = new Frame();
+                stack[depth] = f;
+            }
+            return f;
         }
     }
 
@@ -123,12 +182,20 @@ public final class R {
             workDir = new File(work);
             workDir.mkdirs();
             if (eventCap > 0) cap = eventCap;
-            File st = new File(workDir, "statements.jsonl");
-            if (st.exists()) loadStatements(st);
-            stmts = new BufferedWriter(new OutputStreamWriter(new FileOutputStream(st, true), StandardCharsets.UTF_8), 1 << 16);
-            tests = new BufferedWriter(new OutputStreamWriter(
-                    new FileOutputStream(new File(workDir, "tests." + part + ".jsonl")), StandardCharsets.UTF_8), 1 << 16);
+            initStatements(new File(workDir, "statements.jsonl"));
+            tests = new Out(new File(workDir, "tests." + part + ".jsonl"), false, 1 << 20);
             initialized = true;
+        }
+    }
+
+    /**
+     * Opens only the statement table (the static analysis registers the statements of code no test
+     * loaded, with the same keys and ids).
+     */
+    public static void initStatements(File st) throws IOException {
+        synchronized (LOCK) {
+            if (st.exists()) loadStatements(st);
+            stmts = new Out(st, true, 1 << 16);
         }
     }
 
@@ -153,8 +220,9 @@ public final class R {
             Integer id = nameIds.get(s);
             if (id != null) return id;
             int n = names.size();
+            byte[] lit = Out.literal(s);
             names.add(s);
-            namesJson.add(quote(s));
+            namesJson.add(lit);
             nameIds.put(s, n);
             return n;
         }
@@ -173,33 +241,40 @@ public final class R {
         synchronized (LOCK) {
             Integer id = stmtIds.get(key);
             if (id != null) return id;
-            int n = nextStmt++;
-            stmtIds.put(key, n);
             StringBuilder b = new StringBuilder(160);
+            int n = nextStmt;
             b.append("{\"id\":").append(n).append(",\"class\":").append(quote(cls));
             if (method != null) b.append(",\"method\":").append(quote(method));
             b.append(",\"file\":").append(quote(file)).append(",\"line\":").append(Math.max(0, line));
             if (bci >= 0) b.append(",\"bci\":").append(bci);
             if (access != null) b.append(",\"access\":").append(access);
-            b.append(",\"key\":").append(quote(key)).append("}\n");
-            try {
-                if (stmts != null) stmts.write(b.toString());
-            } catch (IOException e) {
-                System.err.println("paf-agent: cannot write the statement table: " + e);
+            b.append(",\"key\":").append(quote(key)).append('}');
+            byte[] line0 = b.toString().getBytes(StandardCharsets.UTF_8);
+            if (stmts != null) {
+                long m = stmts.mark();
+                try {
+                    stmts.raw(line0).commit();
+                } catch (Throwable t) {
+                    stmts.rollback(m);
+                    throw t;
+                }
             }
+            nextStmt = n + 1;
+            stmtIds.put(key, n);
             return n;
         }
     }
 
     /** Registers an instrumented method; returns its id for {@link #enter}. */
-    public static int method(String qname, String key, String[] params, boolean ctor, int entryStmt) {
+    public static int method(String qname, String key, String[] params, int flags, int entryStmt) {
         synchronized (LOCK) {
             MethodInfo m = new MethodInfo();
-            m.qnameJson = quote(qname);
+            m.qname = qname;
+            m.qnameJson = Out.literal(qname);
             m.key = name(key);
             m.params = new int[params.length];
             for (int i = 0; i < params.length; i++) m.params[i] = name(params[i]);
-            m.ctor = ctor;
+            m.flags = flags;
             m.entryStmt = entryStmt;
             methods.add(m);
             return methods.size() - 1;
@@ -229,68 +304,129 @@ public final class R {
         }
     }
 
+    static void ioError(IOException e) {
+        System.err.println("paf-agent: cannot write the trace: " + e);
+    }
+
     // =====================================================================================
-    // Test boundaries (called by the runner's RunListener)
+    // Test boundaries (called by the runner)
     // =====================================================================================
 
     public static void beginTest(String id, String cls, String method) {
         synchronized (LOCK) {
             testId = id;
             events = 0;
+            capCount = 0;
+            compacted = 0;
+            total = 0;
+            seq = 0;
             truncated = false;
+            truncatedWhy = null;
             firstFrame = nextFrame;
-            ids = new IdentityHashMap<>();
+            ids.clear();
             staticReads.clear();
             staticWrites.clear();
-            reach = new IdentityHashMap<>();
+            reach.clear();
             reachOn = false;
             reachRead.clear();
             reachWritten.clear();
-            TState ts = TS.get();
-            ts.depth = 0;
-            sb.setLength(0);
-            sb.append("{\"k\":\"begin\",\"test\":").append(quote(id));
-            if (cls != null) sb.append(",\"class\":").append(quote(cls));
-            if (method != null) sb.append(",\"method\":").append(quote(method));
-            sb.append("}\n");
-            raw(sb);
+            initThread = null;
+            TS.get().depth = 0;
+            TS.get().initDepth = 0;
+            phase = PHASE_BEFORE;
+            long m = tests.mark();
+            try {
+                tests.a("{\"k\":\"begin\",\"test\":").str(id);
+                if (cls != null) tests.a(",\"class\":").str(cls);
+                if (method != null) tests.a(",\"method\":").str(method);
+                tests.b('}').commit();
+            } catch (Throwable t) {
+                tests.rollback(m);
+                throw t;
+            }
+            testStart = tests.position();
             active = true;
+            recording = true;
+        }
+    }
+
+    /** The runner's marks of the test's phases (events of @After methods are not recorded). */
+    public static void phase(int p) {
+        phase = p;
+    }
+
+    /**
+     * Ends the test. {@code failure == null}: it passed. {@code testClass}/{@code testMethod} cut
+     * the stack traces below the test method; {@code failurePhase} is the phase the failure came
+     * from (null: the test method); {@code lifecycle} holds the failures of @Before/@After
+     * methods besides it, {@code phases} their phases.
+     */
+    public static void endTest(String id, Throwable failure, String failurePhase, Throwable[] lifecycle, String[] phases,
+            String testClass, String testMethod, String note) {
+        synchronized (LOCK) {
+            active = false;
+            recording = false;
+            // first of all, let the test's objects go (the failure may be an OutOfMemoryError)
+            ids.release();
+            reach.release();
+            reachOn = false;
+            TS.get().depth = 0;
+            boolean wrote = false;
+            for (int attempt = 0; attempt < 3 && !wrote; attempt++) {
+                long m = tests.mark();
+                try {
+                    endRecord(id, failure, failurePhase, lifecycle, phases, testClass, testMethod, note, attempt);
+                    tests.commit();
+                    wrote = true;
+                } catch (Throwable t) {
+                    tests.rollback(m);
+                    if (attempt == 2) throw t;
+                }
+            }
+            ids.clear();
+            reach.clear();
+            flush();
         }
     }
 
     /**
-     * Ends the test. {@code t == null}: it passed. {@code testClass}/{@code testMethod} cut the stack
-     * trace below the test method.
+     * The end record. {@code attempt} > 0 after the first one failed (no memory, no stack): 1
+     * leaves out the lifecycle failures and the statics, 2 also the frames and message.
      */
-    public static void endTest(String id, Throwable t, String testClass, String testMethod, String note) {
-        synchronized (LOCK) {
-            active = false;
-            sb.setLength(0);
-            sb.append("{\"k\":\"end\",\"test\":").append(quote(id)).append(",\"outcome\":")
-                    .append(t == null ? "\"pass\"" : "\"fail\"").append(",\"events\":").append(events);
-            if (truncated) sb.append(",\"truncated\":true");
-            if (t != null) {
-                sb.append(",\"exception\":");
-                exceptionJson(sb, t, testClass, testMethod);
-            }
-            sb.append(",\"statics\":{\"read\":");
-            strings(sb, staticReads);
-            sb.append(",\"written\":");
-            strings(sb, staticWrites);
-            sb.append(",\"reachable_read\":");
-            strings(sb, reachRead);
-            sb.append(",\"reachable_written\":");
-            strings(sb, reachWritten);
-            sb.append('}');
-            if (note != null) sb.append(",\"note\":").append(quote(note));
-            sb.append("}\n");
-            raw(sb);
-            ids = new IdentityHashMap<>();
-            reach = new IdentityHashMap<>();
-            reachOn = false;
-            TS.get().depth = 0;
-            flush();
+    private static void endRecord(String id, Throwable t, String tPhase, Throwable[] lifecycle, String[] phases,
+            String testClass, String testMethod, String note, int attempt) {
+        Out o = tests;
+        o.a("{\"k\":\"end\",\"test\":").str(id).a(",\"outcome\":").a(t == null ? "\"pass\"" : "\"fail\"")
+                .a(",\"events\":").num(events);
+        if (truncated) o.a(",\"truncated\":true");
+        if (compacted > 0) o.a(",\"compacted\":").num(compacted);
+        if (t != null) {
+            o.a(",\"exception\":");
+            exceptionJson(o, t, tPhase, testClass, testMethod, attempt < 2, 0);
         }
+        if (attempt == 0 && lifecycle != null && lifecycle.length > 0) {
+            o.a(",\"lifecycle\":[");
+            for (int i = 0; i < lifecycle.length; i++) {
+                if (i > 0) o.b(',');
+                exceptionJson(o, lifecycle[i], phases[i], testClass, testMethod, true, 0);
+            }
+            o.b(']');
+        }
+        if (attempt == 0) {
+            o.a(",\"statics\":{\"read\":");
+            strings(o, staticReads);
+            o.a(",\"written\":");
+            strings(o, staticWrites);
+            o.a(",\"reachable_read\":");
+            strings(o, reachRead);
+            o.a(",\"reachable_written\":");
+            strings(o, reachWritten);
+            o.b('}');
+        }
+        String why = truncatedWhy != null ? truncatedWhy : note;
+        if (truncatedWhy != null && note != null) why = truncatedWhy + "; " + note;
+        if (why != null) o.a(",\"note\":").str(why);
+        o.b('}');
     }
 
     public static void flush() {
@@ -299,7 +435,7 @@ public final class R {
                 if (stmts != null) stmts.flush();
                 if (tests != null) tests.flush();
             } catch (IOException e) {
-                System.err.println("paf-agent: cannot write the trace: " + e);
+                ioError(e);
             }
         }
     }
@@ -308,27 +444,55 @@ public final class R {
         return outsideEvents;
     }
 
-    private static void strings(StringBuilder b, TreeSet<String> s) {
-        b.append('[');
+    private static void strings(Out o, TreeSet<String> s) {
+        o.b('[');
         boolean first = true;
         for (String x : s) {
-            if (!first) b.append(',');
+            if (!first) o.b(',');
             first = false;
-            b.append(quote(x));
+            o.str(x);
         }
-        b.append(']');
+        o.b(']');
     }
 
-    static void exceptionJson(StringBuilder b, Throwable t, String testClass, String testMethod) {
-        b.append("{\"type\":").append(quote(t.getClass().getName())).append(",\"message\":");
-        String msg;
-        try {
-            msg = t.getMessage();
-        } catch (Throwable e) {
-            msg = null;
+    /** Whether a stack frame belongs to the agent (never reported). */
+    private static boolean agentFrame(String cls) {
+        return cls.startsWith("paf.rt.");
+    }
+
+    /**
+     * An exception object: type, message, frames (innermost first, cut below the test method, the
+     * agent's own frames left out), the phase it came from when not the test method, and its cause.
+     */
+    static void exceptionJson(Out o, Throwable t, String tPhase, String testClass, String testMethod, boolean full,
+            int depth) {
+        o.a("{\"type\":").str(t.getClass().getName());
+        if (tPhase != null) o.a(",\"phase\":").str(tPhase);
+        o.a(",\"message\":");
+        String msg = null;
+        if (full) {
+            boolean was = busy;
+            busy = true; // getMessage may run instrumented code
+            try {
+                msg = t.getMessage();
+            } catch (Throwable e) {
+                msg = null;
+            } finally {
+                busy = was;
+            }
         }
-        b.append(msg == null ? "null" : quote(msg)).append(",\"frames\":[");
-        StackTraceElement[] st = t.getStackTrace();
+        o.str(msg).a(",\"frames\":[");
+        if (full) frames(o, t.getStackTrace(), testClass, testMethod);
+        o.b(']');
+        Throwable c = full && depth < 4 ? t.getCause() : null;
+        if (c != null && c != t) {
+            o.a(",\"cause\":");
+            exceptionJson(o, c, null, testClass, testMethod, true, depth + 1);
+        }
+        o.b('}');
+    }
+
+    private static void frames(Out o, StackTraceElement[] st, String testClass, String testMethod) {
         int end = st.length;
         for (int i = 0; i < st.length; i++) {
             if (st[i].getClassName().equals(testClass) && st[i].getMethodName().equals(testMethod)) {
@@ -337,19 +501,28 @@ public final class R {
             }
             String c = st[i].getClassName();
             if (c.startsWith("org.junit.") || c.startsWith("junit.framework.") || c.startsWith("jdk.internal.reflect.")
-                    || c.startsWith("sun.reflect.")) {
+                    || c.startsWith("sun.reflect.") || c.startsWith("paf.runner.")) {
                 end = i;
                 break;
             }
         }
+        // an error raised inside the agent (a stack overflow, no memory): its frames, and the JDK
+        // frames the agent called, are not the program's
+        int first = 0;
         for (int i = 0; i < end; i++) {
-            if (i > 0) b.append(',');
-            StackTraceElement e = st[i];
-            b.append("{\"class\":").append(quote(e.getClassName())).append(",\"method\":").append(quote(e.getMethodName()))
-                    .append(",\"file\":").append(e.getFileName() == null ? "null" : quote(e.getFileName()))
-                    .append(",\"line\":").append(e.getLineNumber() < 0 ? -1 : e.getLineNumber()).append('}');
+            String c = st[i].getClassName();
+            if (agentFrame(c)) first = i + 1;
+            else if (!(c.startsWith("java.") || c.startsWith("jdk.") || c.startsWith("sun."))) break;
         }
-        b.append("]}");
+        boolean comma = false;
+        for (int i = first; i < end; i++) {
+            StackTraceElement e = st[i];
+            if (agentFrame(e.getClassName())) continue;
+            if (comma) o.b(',');
+            comma = true;
+            o.a("{\"class\":").str(e.getClassName()).a(",\"method\":").str(e.getMethodName()).a(",\"file\":")
+                    .str(e.getFileName()).a(",\"line\":").num(e.getLineNumber() < 0 ? -1 : e.getLineNumber()).b('}');
+        }
     }
 
     // =====================================================================================
@@ -357,64 +530,107 @@ public final class R {
     // =====================================================================================
 
     private static boolean live(int frame) {
-        return active && frame >= firstFrame;
+        return recording && frame >= firstFrame;
     }
 
-    /** Writes one event line (sb), counting it and applying the cap. Caller holds LOCK. */
-    private static void emit(StringBuilder line) {
-        if (!active) {
-            outsideEvents++;
-            return;
+    /**
+     * Whether an event of this thread is recorded now (caller holds LOCK): not outside a test,
+     * not in @After methods, not after truncation, not while the agent runs foreign code, and not
+     * past the class initializer's own budget.
+     */
+    private static boolean accepting(TState ts) {
+        if (!active || busy || truncated || phase == PHASE_AFTER) {
+            if (!active) outsideEvents++;
+            return false;
         }
-        if (events >= cap) {
-            truncated = true;
-            return;
-        }
+        return !(initOverflow && ts.initDepth > 0);
+    }
+
+    /** Ends an event record: counts it, then compacts the test when it reached the cap. */
+    private static void commit(TState ts) {
+        tests.commit();
         events++;
-        line.append('\n');
-        raw(line);
+        seq++;
+        if (ts.initDepth > 0 && initThread == Thread.currentThread()) {
+            initOwn++;
+            if (++initEvents >= cap) initOverflow = true;
+        } else {
+            if (++capCount >= cap && initThread == null) capReached();
+            if (++total >= cap * BUDGET && !truncated) {
+                truncated = true;
+                recording = false;
+                truncatedWhy = "the test ran more than " + BUDGET + " times the event cap (" + cap * BUDGET
+                        + " events); the events after that are not recorded";
+            }
+        }
+        if (tests.due()) {
+            try {
+                tests.flush();
+            } catch (IOException e) {
+                ioError(e);
+            }
+        }
     }
 
-    private static void raw(StringBuilder line) {
+    /** The test reached the event cap: keep what the analysis needs, or stop recording it. */
+    private static void capReached() {
+        long kept = -1;
+        String why = null;
         try {
-            if (tests != null) tests.append(line);
-        } catch (IOException e) {
-            System.err.println("paf-agent: cannot write the trace: " + e);
+            tests.flush();
+            kept = Compactor.compact(tests, testStart, cap / 2);
+        } catch (Throwable t) {
+            why = t.toString();
+        }
+        if (kept >= 0) {
+            compacted += events - kept;
+            events = kept;
+            capCount = kept;
+        } else {
+            truncated = true;
+            recording = false;
+            truncatedWhy = "the test ran past the event cap of " + cap + " events and compaction could not keep it under "
+                    + cap / 2 + (why == null ? "" : " (" + why + ")") + "; the events after that are not recorded";
         }
     }
 
     public static int id(Object o) {
-        if (o == null || !active) return 0;
+        if (o == null || !recording) return 0;
         synchronized (LOCK) {
             return idLocked(o);
         }
     }
 
     private static int idLocked(Object o) {
-        Integer i = ids.get(o);
-        if (i != null) return i;
-        int n = nextObj++;
+        int i = ids.get(o);
+        if (i != 0) return i;
+        int n = nextObj;
         ids.put(o, n);
+        nextObj = n + 1;
         return n;
     }
 
     /** Whether a method entered now on this thread is called by the test body (no instrumented frame is active). */
     public static boolean topLevel() {
-        if (!active) return false;
+        if (!recording || phase == PHASE_AFTER) return false;
         Frame top = TS.get().top();
         return top == null || top.id < firstFrame;
     }
 
     /** Method entry from the test body, with the argument values (primitives boxed) for the enter's "values". */
     public static int enterTop(int mid, Object self, Object[] args) {
-        if (!active) return -1;
+        if (!recording) return -1;
         synchronized (LOCK) {
-            if (!active) return -1;
+            if (!recording) return -1;
             String values = null;
+            boolean was = busy;
+            busy = true; // reflection on the receiver's fields runs no instrumented code, but be sure
             try {
                 values = entryValues(methods.get(mid), self, args);
             } catch (Throwable t) {
                 values = null; // values are optional: a failure to read them loses only them
+            } finally {
+                busy = was;
             }
             return enter(mid, self, values);
         }
@@ -425,55 +641,115 @@ public final class R {
         return enter(mid, self, null);
     }
 
+    /** The class of a lambda proxy (the JDK's generated implementation of a functional interface). */
+    private static boolean lambdaProxy(Object o) {
+        Class<?> c = o.getClass();
+        return c.isSynthetic() && c.getName().contains("$$Lambda");
+    }
+
     private static int enter(int mid, Object self, String values) {
-        if (!active) return -1;
+        if (!recording) return -1;
         synchronized (LOCK) {
-            if (!active) return -1;
-            MethodInfo m = methods.get(mid);
             TState ts = TS.get();
+            if (!accepting(ts)) return -1;
+            MethodInfo m = methods.get(mid);
             Frame top = ts.top();
             Frame caller = (top != null && top.id >= firstFrame) ? top : null;
             // the callee of the pending call site: same name and descriptor and, for an instance
             // method, the same receiver (not a callback from uninstrumented code in between)
             boolean matched = caller != null && caller.pendingKey == m.key
                     && (self == null || caller.pendingRecv == null || caller.pendingRecv == self);
-            Frame f = new Frame();
-            f.id = nextFrame++;
-            f.method = mid;
-            if (self != null) f.thisId = idLocked(self);
-            else if (m.ctor) f.thisId = (matched && caller.pendingSuper) ? caller.thisId : nextObj++;
-            if (ts.depth == ts.stack.length) ts.stack = java.util.Arrays.copyOf(ts.stack, ts.depth * 2);
-            ts.stack[ts.depth++] = f;
-            sb.setLength(0);
-            sb.append("{\"k\":\"enter\",\"frame\":").append(f.id).append(",\"method\":").append(m.qnameJson);
-            if (caller != null) {
-                sb.append(",\"caller\":").append(caller.id);
-                if (matched && caller.pendingSite >= 0) sb.append(",\"site\":").append(caller.pendingSite);
-            }
-            if (f.thisId != 0) sb.append(",\"this\":").append(f.thisId);
-            if (values != null && caller == null) sb.append(",\"values\":").append(values);
-            sb.append('}');
-            emit(sb);
-            for (int i = 0; i < m.params.length; i++) {
-                sb.setLength(0);
-                sb.append("{\"k\":\"def\",\"frame\":").append(f.id).append(",\"stmt\":").append(m.entryStmt)
-                        .append(",\"var\":{\"local\":").append(namesJson.get(m.params[i])).append('}');
-                if (matched && i < caller.nArgs && caller.aKind[i] != K_NONE) {
-                    sb.append(",\"from\":");
-                    var(sb, caller.aKind[i], caller.aName[i], caller.aX[i], caller.aY[i], caller.id);
-                } else {
-                    int how = (matched && i < caller.nArgs) ? caller.aHow[i] : H_PARAM;
-                    sb.append(",\"how\":\"").append(HOW[how]).append('"');
+            // a lambda body or method reference called by the JDK's lambda proxy: the interface
+            // call's arguments are the last parameters (after captured values) or, for an unbound
+            // method reference, the receiver and the parameters
+            int shift = 0;
+            boolean viaProxy = false;
+            if (!matched && caller != null && caller.pendingKey >= 0 && caller.pendingRecv != null
+                    && lambdaProxy(caller.pendingRecv)) {
+                int np = m.params.length, na = caller.nArgs;
+                if ((m.flags & M_LAMBDA) != 0 && np >= na) {
+                    viaProxy = true;
+                    shift = na - np;
+                } else if (np == na) {
+                    viaProxy = true;
+                } else if (self != null && np == na - 1) {
+                    viaProxy = true;
+                    shift = 1;
                 }
-                sb.append('}');
-                emit(sb);
             }
-            if (matched) {
+            boolean clinit = (m.flags & M_CLINIT) != 0;
+            boolean startsInit = clinit && ts.initDepth == 0 && initThread == null;
+            long before = tests.position(), eventsBefore = events, seqBefore = seq;
+            Frame f = ts.next();
+            int fid = nextFrame;
+            int thisId = 0;
+            if (self != null) thisId = idLocked(self);
+            else if ((m.flags & M_CTOR) != 0) thisId = (matched && caller.pendingSuper) ? caller.thisId : nextObj++;
+            long mark = tests.mark();
+            try {
+                Out o = tests;
+                o.a("{\"k\":\"enter\",\"frame\":").num(fid).a(",\"method\":").raw(m.qnameJson);
+                if (caller != null) {
+                    o.a(",\"caller\":").num(caller.id);
+                    if ((matched || viaProxy) && caller.pendingSite >= 0) o.a(",\"site\":").num(caller.pendingSite);
+                }
+                if (thisId != 0) o.a(",\"this\":").num(thisId);
+                if (values != null && caller == null) o.a(",\"values\":").a(values);
+                o.b('}');
+                commit(ts);
+            } catch (Throwable t) {
+                tests.rollback(mark);
+                throw t;
+            }
+            if (startsInit) {
+                // a class initializer's events are rolled back when it completes (endInit)
+                initThread = Thread.currentThread();
+                initMark = before;
+                initMarkEvents = eventsBefore;
+                initMarkSeq = seqBefore;
+                initOwn = 1;
+                initEvents = 1;
+                initOverflow = false;
+                initClass = m.qname;
+            }
+            // from here the frame is on the stack (nothing below allocates before it is pushed), so
+            // that an error in a parameter's record still ends in an exit for it
+            f.reset();
+            f.id = fid;
+            f.method = mid;
+            f.thisId = thisId;
+            f.clinit = clinit;
+            nextFrame = fid + 1;
+            ts.depth++;
+            if (clinit) ts.initDepth++;
+            for (int i = 0; i < m.params.length && accepting(ts); i++) {
+                int j = i + shift;
+                boolean known = (matched || viaProxy) && j >= 0 && j < caller.nArgs;
+                long pm = tests.mark();
+                try {
+                    Out o = tests;
+                    o.a("{\"k\":\"def\",\"frame\":").num(fid).a(",\"stmt\":").num(m.entryStmt).a(",\"var\":{\"local\":")
+                            .raw(namesJson.get(m.params[i])).b('}');
+                    if (known && caller.aKind[j] != K_NONE) {
+                        o.a(",\"from\":");
+                        var(o, caller.aKind[j], caller.aName[j], caller.aX[j], caller.aY[j], caller.id);
+                    } else {
+                        int how = known ? caller.aHow[j] : H_PARAM;
+                        o.a(",\"how\":\"").a(HOW[how]).b('"');
+                    }
+                    o.b('}');
+                    commit(ts);
+                } catch (Throwable t) {
+                    tests.rollback(pm);
+                    throw t;
+                }
+            }
+            if (matched || viaProxy) {
                 caller.pendingKey = -1;
                 caller.pendingRecv = null;
-                caller.lastCallee = f.id;
+                caller.lastCallee = fid;
             }
-            return f.id;
+            return fid;
         }
     }
 
@@ -509,7 +785,7 @@ public final class R {
         for (int i = 0; i < args.length && i < m.params.length; i++) {
             if (!valueWritable(args[i])) continue;
             if (!first) b.append(',');
-            b.append(namesJson.get(m.params[i])).append(':');
+            b.append(names.get(m.params[i]) == null ? "" : quote(names.get(m.params[i]))).append(':');
             value(b, args[i]);
             first = false;
         }
@@ -556,20 +832,26 @@ public final class R {
     public static void ctorReady(Object self, int frame) {
         if (!live(frame)) return;
         synchronized (LOCK) {
-            if (ids.containsKey(self)) return;
-            Frame f = TS.get().find(frame);
+            TState ts = TS.get();
+            if (!accepting(ts) || ids.get(self) != 0) return;
+            Frame f = ts.find(frame);
             if (f == null) return;
+            byte[] fields = allocFields(self.getClass());
+            long mark = tests.mark();
+            try {
+                tests.a("{\"k\":\"alloc\",\"obj\":").num(f.thisId).a(",\"class\":").str(self.getClass().getName())
+                        .a(",\"frame\":").num(frame).a(",\"fields\":").raw(fields).b('}');
+                commit(ts);
+            } catch (Throwable t) {
+                tests.rollback(mark);
+                throw t;
+            }
             ids.put(self, f.thisId);
-            sb.setLength(0);
-            sb.append("{\"k\":\"alloc\",\"obj\":").append(f.thisId).append(",\"class\":")
-                    .append(quote(self.getClass().getName())).append(",\"frame\":").append(frame)
-                    .append(",\"fields\":").append(allocFields(self.getClass())).append('}');
-            emit(sb);
         }
     }
 
-    private static String allocFields(Class<?> c) {
-        String s = allocFieldsCache.get(c);
+    private static byte[] allocFields(Class<?> c) {
+        byte[] s = allocFieldsCache.get(c);
         if (s != null) return s;
         StringBuilder b = new StringBuilder("[");
         boolean first = true;
@@ -582,7 +864,7 @@ public final class R {
                 b.append(x);
             }
         }
-        s = b.append(']').toString();
+        s = b.append(']').toString().getBytes(StandardCharsets.UTF_8);
         allocFieldsCache.put(c, s);
         return s;
     }
@@ -590,13 +872,19 @@ public final class R {
     public static void allocArray(Object arr, int frame, int stmt) {
         if (!live(frame) || arr == null) return;
         synchronized (LOCK) {
+            TState ts = TS.get();
+            if (!accepting(ts)) return;
             int id = idLocked(arr);
-            sb.setLength(0);
-            sb.append("{\"k\":\"alloc\",\"obj\":").append(id).append(",\"class\":")
-                    .append(quote(arr.getClass().getComponentType().getName() + "[]")).append(",\"frame\":").append(frame)
-                    .append(",\"stmt\":").append(stmt).append(",\"length\":").append(java.lang.reflect.Array.getLength(arr))
-                    .append('}');
-            emit(sb);
+            long mark = tests.mark();
+            try {
+                tests.a("{\"k\":\"alloc\",\"obj\":").num(id).a(",\"class\":")
+                        .str(arr.getClass().getComponentType().getName() + "[]").a(",\"frame\":").num(frame)
+                        .a(",\"stmt\":").num(stmt).a(",\"length\":").num(java.lang.reflect.Array.getLength(arr)).b('}');
+                commit(ts);
+            } catch (Throwable t) {
+                tests.rollback(mark);
+                throw t;
+            }
         }
     }
 
@@ -608,6 +896,13 @@ public final class R {
     }
 
     public static void exitThrow(Throwable t, int frame) {
+        if (t instanceof OutOfMemoryError) {
+            // the test's objects must be collectable for the failure to be recorded at all
+            synchronized (LOCK) {
+                ids.release();
+                reach.release();
+            }
+        }
         if (!live(frame)) return;
         synchronized (LOCK) {
             pop(frame, t == null ? "java.lang.Throwable" : t.getClass().getName());
@@ -617,18 +912,54 @@ public final class R {
     private static void pop(int frame, String threw) {
         TState ts = TS.get();
         if (ts.find(frame) == null) return;
+        boolean write = accepting(ts);
         while (ts.depth > 0) {
-            Frame f = ts.stack[--ts.depth];
-            ts.stack[ts.depth] = null;
-            sb.setLength(0);
-            sb.append("{\"k\":\"exit\",\"frame\":").append(f.id);
+            Frame f = ts.stack[ts.depth - 1];
             // frames above `frame` were left by an exception no handler of ours saw
             String th = f.id == frame ? threw : (threw != null ? threw : "java.lang.Throwable");
-            if (th != null) sb.append(",\"throw\":").append(quote(th));
-            sb.append('}');
-            emit(sb);
+            if (write) {
+                long mark = tests.mark();
+                try {
+                    tests.a("{\"k\":\"exit\",\"frame\":").num(f.id);
+                    if (th != null) tests.a(",\"throw\":").str(th);
+                    tests.b('}');
+                    commit(ts);
+                } catch (Throwable t) {
+                    tests.rollback(mark);
+                    throw t;
+                }
+            }
+            ts.depth--;
+            f.pendingRecv = null;
+            if (f.clinit) endInit(ts, th == null);
             if (f.id == frame) break;
+            write = accepting(ts);
         }
+    }
+
+    /** A class initializer frame ended: roll its events back when it completed and no other thread wrote meanwhile. */
+    private static void endInit(TState ts, boolean normally) {
+        ts.initDepth--;
+        if (ts.initDepth > 0 || initThread != Thread.currentThread()) return;
+        boolean alone = seq - initMarkSeq == initOwn;
+        if (normally && alone) {
+            try {
+                tests.truncate(initMark);
+                events = initMarkEvents;
+                seq = initMarkSeq;
+            } catch (Throwable e) {
+                // the file and the counts may disagree now: stop recording this test
+                truncated = true;
+                recording = false;
+                truncatedWhy = "the class initializer " + initClass + "'s events could not be rolled back (" + e + ")";
+            }
+        } else if (initOverflow) {
+            truncated = true;
+            truncatedWhy = "the class initializer " + initClass + " ran more than " + cap + " events"
+                    + (normally ? " while other threads wrote events" : " and failed") + "; its events are incomplete";
+        }
+        initThread = null;
+        initOverflow = false;
     }
 
     /** Before a call: the next frame entered with this key from this frame is the callee. */
@@ -651,7 +982,8 @@ public final class R {
     public static int postCall(int frame, int stmt, int temp, int callee) {
         if (!live(frame)) return -1;
         synchronized (LOCK) {
-            Frame f = TS.get().top();
+            TState ts = TS.get();
+            Frame f = ts.top();
             int h = -1;
             if (f != null && f.id == frame) {
                 h = f.lastCallee;
@@ -660,12 +992,16 @@ public final class R {
                 f.pendingKey = -1;
                 f.pendingRecv = null;
             }
-            if (h < 0 && temp >= 0) {
-                sb.setLength(0);
-                sb.append("{\"k\":\"def\",\"frame\":").append(frame).append(",\"stmt\":").append(stmt)
-                        .append(",\"var\":{\"local\":").append(namesJson.get(temp)).append("},\"how\":\"call\",\"callee\":")
-                        .append(namesJson.get(callee)).append('}');
-                emit(sb);
+            if (h < 0 && temp >= 0 && accepting(ts)) {
+                long mark = tests.mark();
+                try {
+                    tests.a("{\"k\":\"def\",\"frame\":").num(frame).a(",\"stmt\":").num(stmt).a(",\"var\":{\"local\":")
+                            .raw(namesJson.get(temp)).a("},\"how\":\"call\",\"callee\":").raw(namesJson.get(callee)).b('}');
+                    commit(ts);
+                } catch (Throwable t) {
+                    tests.rollback(mark);
+                    throw t;
+                }
             }
             return h;
         }
@@ -703,35 +1039,45 @@ public final class R {
     }
 
     private static void use0(int frame, int stmt, int role, int kind, int name, int x, int y, int how, boolean isNull) {
+        TState ts = TS.get();
         if (role == ROLE_ARG) {
-            Frame f = TS.get().top();
+            Frame f = ts.top();
             if (f != null && f.id == frame && f.pendingKey >= 0) {
-                int i = f.nArgs++;
+                int i = f.nArgs;
                 if (i == f.aKind.length) {
                     int n = i * 2;
-                    f.aKind = java.util.Arrays.copyOf(f.aKind, n);
-                    f.aName = java.util.Arrays.copyOf(f.aName, n);
-                    f.aX = java.util.Arrays.copyOf(f.aX, n);
-                    f.aY = java.util.Arrays.copyOf(f.aY, n);
-                    f.aHow = java.util.Arrays.copyOf(f.aHow, n);
+                    int[] k = java.util.Arrays.copyOf(f.aKind, n), nm = java.util.Arrays.copyOf(f.aName, n),
+                            ax = java.util.Arrays.copyOf(f.aX, n), ay = java.util.Arrays.copyOf(f.aY, n),
+                            ah = java.util.Arrays.copyOf(f.aHow, n);
+                    f.aKind = k;
+                    f.aName = nm;
+                    f.aX = ax;
+                    f.aY = ay;
+                    f.aHow = ah;
                 }
-                f.aKind[i] = kind;
+                f.aKind[i] = kind == K_RET && x < 0 ? K_TEMP : kind;
                 f.aName[i] = name;
                 f.aX[i] = x;
                 f.aY[i] = y;
                 f.aHow[i] = how;
-                if (kind == K_RET && x < 0) f.aKind[i] = K_TEMP;
+                f.nArgs = i + 1;
             }
         }
         if (kind == K_NONE) return;
         if (kind == K_STATIC) staticReads.add(names.get(name));
-        sb.setLength(0);
-        sb.append("{\"k\":\"use\",\"frame\":").append(frame).append(",\"stmt\":").append(stmt).append(",\"var\":");
-        var(sb, kind, name, x, y, -1);
-        if (role != ROLE_VALUE) sb.append(",\"role\":\"").append(ROLE[role]).append('"');
-        if (isNull) sb.append(",\"null\":true");
-        sb.append('}');
-        emit(sb);
+        if (!accepting(ts)) return;
+        long mark = tests.mark();
+        try {
+            tests.a("{\"k\":\"use\",\"frame\":").num(frame).a(",\"stmt\":").num(stmt).a(",\"var\":");
+            var(tests, kind, name, x, y, -1);
+            if (role != ROLE_VALUE) tests.a(",\"role\":\"").a(ROLE[role]).b('"');
+            if (isNull) tests.a(",\"null\":true");
+            tests.b('}');
+            commit(ts);
+        } catch (Throwable t) {
+            tests.rollback(mark);
+            throw t;
+        }
     }
 
     /** A static field read (for the per-test static read set; no event). */
@@ -742,15 +1088,18 @@ public final class R {
         }
     }
 
+    private static boolean plainValue(Object v) {
+        return v instanceof String || v instanceof Number || v instanceof Boolean || v instanceof Character
+                || v instanceof Class;
+    }
+
     /** A reference read from a static field: the root of the objects reachable from it. */
     public static void sroot(Object v, int frame, int name) {
         if (!live(frame)) return;
         synchronized (LOCK) {
-            String root = names.get(name);
-            staticReads.add(root);
-            if (v == null || v instanceof String || v instanceof Number || v instanceof Boolean || v instanceof Character
-                    || v instanceof Class) return;
-            if (!reach.containsKey(v)) reach.put(v, root);
+            staticReads.add(names.get(name));
+            if (v == null || plainValue(v)) return;
+            if (reach.get(v) == 0) reach.put(v, name + 1);
             reachOn = true;
         }
     }
@@ -760,22 +1109,20 @@ public final class R {
         if (!reachOn || from == null) return;
         synchronized (LOCK) {
             if (!active) return;
-            String root = reach.get(from);
-            if (root == null) return;
-            reachRead.add(root);
-            if (value != null && !reach.containsKey(value) && !(value instanceof String || value instanceof Number
-                    || value instanceof Boolean || value instanceof Character || value instanceof Class))
-                reach.put(value, root);
+            int root = reach.get(from);
+            if (root == 0) return;
+            reachRead.add(names.get(root - 1));
+            if (value != null && reach.get(value) == 0 && !plainValue(value)) reach.put(value, root);
         }
     }
 
     /** The id of an object about to be written (field or element): records writes to static state. */
     public static int idw(Object o) {
-        if (o == null || !active) return 0;
+        if (o == null || !recording) return 0;
         synchronized (LOCK) {
             if (reachOn) {
-                String root = reach.get(o);
-                if (root != null) reachWritten.add(root);
+                int root = reach.get(o);
+                if (root != 0) reachWritten.add(names.get(root - 1));
             }
             return idLocked(o);
         }
@@ -791,14 +1138,15 @@ public final class R {
     /** An uninstrumented call on a receiver reachable from a static may change it. */
     private static void uninstrumentedCall(Frame f) {
         if (reachOn && f.pendingRecv != null) {
-            String root = reach.get(f.pendingRecv);
-            if (root != null) {
-                reachRead.add(root);
+            int root = reach.get(f.pendingRecv);
+            if (root != 0) {
+                String r = names.get(root - 1);
+                reachRead.add(r);
                 String m = f.pendingKey >= 0 ? names.get(f.pendingKey) : "";
                 int paren = m.indexOf('(');
                 // conservative: an uninstrumented callee may have changed it, unless it is a
                 // well-known query (a later mutation through a returned iterator or view is missed)
-                if (!READ_ONLY.contains(paren < 0 ? m : m.substring(0, paren))) reachWritten.add(root);
+                if (!READ_ONLY.contains(paren < 0 ? m : m.substring(0, paren))) reachWritten.add(r);
             }
         }
     }
@@ -807,11 +1155,17 @@ public final class R {
     public static void defTemp(int frame, int stmt, int name, int how) {
         if (!live(frame)) return;
         synchronized (LOCK) {
-            sb.setLength(0);
-            sb.append("{\"k\":\"def\",\"frame\":").append(frame).append(",\"stmt\":").append(stmt)
-                    .append(",\"var\":{\"local\":").append(namesJson.get(name)).append("},\"how\":\"").append(HOW[how])
-                    .append("\"}");
-            emit(sb);
+            TState ts = TS.get();
+            if (!accepting(ts)) return;
+            long mark = tests.mark();
+            try {
+                tests.a("{\"k\":\"def\",\"frame\":").num(frame).a(",\"stmt\":").num(stmt).a(",\"var\":{\"local\":")
+                        .raw(namesJson.get(name)).a("},\"how\":\"").a(HOW[how]).a("\"}");
+                commit(ts);
+            } catch (Throwable t) {
+                tests.rollback(mark);
+                throw t;
+            }
         }
     }
 
@@ -823,24 +1177,33 @@ public final class R {
             boolean cast) {
         if (!live(frame)) return;
         synchronized (LOCK) {
-            if (sk == vk && sn == vn && sx == vx && sy == vy && sk != K_NONE) return; // x = x: no new value
+            if (sk == vk && sn == vn && sx == vx && sy == vy && sk != K_NONE && sk != K_ELEM) return; // x = x
+            if (sk == K_ELEM && vk == K_ELEM && sx == vx && sy == vy) return; // a[i] = a[i]
             if (vk == K_STATIC) staticWrites.add(names.get(vn));
             if (sk == K_STATIC) staticReads.add(names.get(sn));
-            sb.setLength(0);
-            sb.append("{\"k\":\"def\",\"frame\":").append(frame).append(",\"stmt\":").append(stmt).append(",\"var\":");
-            var(sb, vk, vn, vx, vy, -1);
-            if (sk == K_RET && sx < 0) {
-                sb.append(",\"how\":\"call\",\"callee\":").append(namesJson.get(sn));
-            } else if (sk != K_NONE) {
-                sb.append(",\"from\":");
-                var(sb, sk, sn, sx, sy, -1);
-                if (cast) sb.append(",\"cast\":true");
-            } else {
-                sb.append(",\"how\":\"").append(HOW[how]).append('"');
-                if (how == H_CALL && sn >= 0) sb.append(",\"callee\":").append(namesJson.get(sn));
+            TState ts = TS.get();
+            if (!accepting(ts)) return;
+            long mark = tests.mark();
+            try {
+                Out o = tests;
+                o.a("{\"k\":\"def\",\"frame\":").num(frame).a(",\"stmt\":").num(stmt).a(",\"var\":");
+                var(o, vk, vn, vx, vy, -1);
+                if (sk == K_RET && sx < 0) {
+                    o.a(",\"how\":\"call\",\"callee\":").raw(namesJson.get(sn));
+                } else if (sk != K_NONE) {
+                    o.a(",\"from\":");
+                    var(o, sk, sn, sx, sy, -1);
+                    if (cast) o.a(",\"cast\":true");
+                } else {
+                    o.a(",\"how\":\"").a(HOW[how]).b('"');
+                    if (how == H_CALL && sn >= 0) o.a(",\"callee\":").raw(namesJson.get(sn));
+                }
+                o.b('}');
+                commit(ts);
+            } catch (Throwable t) {
+                tests.rollback(mark);
+                throw t;
             }
-            sb.append('}');
-            emit(sb);
         }
     }
 
@@ -848,84 +1211,73 @@ public final class R {
     public static void branch(int frame, int stmt, int k1, int n1, int x1, int y1, int k2, int n2, int x2, int y2) {
         if (!live(frame)) return;
         synchronized (LOCK) {
-            sb.setLength(0);
-            sb.append("{\"k\":\"branch\",\"frame\":").append(frame).append(",\"stmt\":").append(stmt).append(",\"uses\":[");
-            boolean first = true;
-            if (k1 != K_NONE) {
-                var(sb, k1, n1, x1, y1, -1);
-                if (k1 == K_STATIC) staticReads.add(names.get(n1));
-                first = false;
+            if (k1 == K_STATIC) staticReads.add(names.get(n1));
+            if (k2 == K_STATIC) staticReads.add(names.get(n2));
+            TState ts = TS.get();
+            if (!accepting(ts)) return;
+            long mark = tests.mark();
+            try {
+                Out o = tests;
+                o.a("{\"k\":\"branch\",\"frame\":").num(frame).a(",\"stmt\":").num(stmt).a(",\"uses\":[");
+                boolean first = true;
+                if (k1 != K_NONE) {
+                    var(o, k1, n1, x1, y1, -1);
+                    first = false;
+                }
+                if (k2 != K_NONE) {
+                    if (!first) o.b(',');
+                    var(o, k2, n2, x2, y2, -1);
+                }
+                o.a("]}");
+                commit(ts);
+            } catch (Throwable t) {
+                tests.rollback(mark);
+                throw t;
             }
-            if (k2 != K_NONE) {
-                if (!first) sb.append(',');
-                var(sb, k2, n2, x2, y2, -1);
-                if (k2 == K_STATIC) staticReads.add(names.get(n2));
-            }
-            sb.append("]}");
-            emit(sb);
         }
     }
 
-    private static void var(StringBuilder b, int kind, int name, int x, int y, int frameOfLocal) {
+    private static void var(Out o, int kind, int name, int x, int y, int frameOfLocal) {
         switch (kind) {
             case K_LOCAL:
             case K_TEMP:
-                b.append("{\"local\":").append(namesJson.get(name));
-                if (frameOfLocal >= 0) b.append(",\"frame\":").append(frameOfLocal);
-                b.append('}');
+                o.a("{\"local\":").raw(namesJson.get(name));
+                if (frameOfLocal >= 0) o.a(",\"frame\":").num(frameOfLocal);
+                o.b('}');
                 break;
             case K_FIELD:
-                b.append("{\"field\":").append(namesJson.get(name)).append(",\"obj\":").append(x).append('}');
+                o.a("{\"field\":").raw(namesJson.get(name)).a(",\"obj\":").num(x).b('}');
                 break;
             case K_STATIC:
-                b.append("{\"static\":").append(namesJson.get(name)).append('}');
+                o.a("{\"static\":").raw(namesJson.get(name)).b('}');
                 break;
             case K_ELEM:
-                b.append("{\"elem\":").append(x).append(",\"index\":").append(y).append('}');
+                o.a("{\"elem\":").num(x).a(",\"index\":").num(y);
+                if (name >= 0) o.a(",\"name\":").raw(namesJson.get(name));
+                o.b('}');
                 break;
             case K_RET:
-                if (x >= 0) b.append("{\"ret\":").append(x).append('}');
+                if (x >= 0) o.a("{\"ret\":").num(x).b('}');
                 else {
-                    b.append("{\"local\":").append(namesJson.get(name));
-                    if (frameOfLocal >= 0) b.append(",\"frame\":").append(frameOfLocal);
-                    b.append('}');
+                    o.a("{\"local\":").raw(namesJson.get(name));
+                    if (frameOfLocal >= 0) o.a(",\"frame\":").num(frameOfLocal);
+                    o.b('}');
                 }
                 break;
             default:
-                b.append("{}");
+                o.a("{}");
         }
     }
 
     /** JSON string literal. */
     public static String quote(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 2);
-        b.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"': b.append("\\\""); break;
-                case '\\': b.append("\\\\"); break;
-                case '\n': b.append("\\n"); break;
-                case '\r': b.append("\\r"); break;
-                case '\t': b.append("\\t"); break;
-                default:
-                    if (c < 0x20 || (c >= 0xd800 && c <= 0xdfff)) {
-                        // control characters and lone surrogates (kept valid UTF-8)
-                        if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-                            b.append(c).append(s.charAt(++i));
-                        } else {
-                            b.append(String.format("\\u%04x", (int) c));
-                        }
-                    } else b.append(c);
-            }
-        }
-        return b.append('"').toString();
+        return Out.quote(s);
     }
 
-    /** For the runner: a synthetic test (a class-level failure, a lost test). */
-    public static void syntheticTest(String id, String cls, String method, Throwable t, String note) {
+    /** For the runner: a synthetic test (a class-level failure, a lost test), its failure from {@code failurePhase}. */
+    public static void syntheticTest(String id, String cls, String method, Throwable t, String failurePhase, String note) {
         beginTest(id, cls, method);
-        endTest(id, t, cls, method, note);
+        endTest(id, t, failurePhase, null, null, cls, method, note);
     }
 
     public static Map<String, Object> stats() {

@@ -12,11 +12,14 @@ import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
 import java.util.zip.GZIPOutputStream;
+import java.util.zip.ZipEntry;
 
 /**
  * {@code paf trace java}: records a trace bundle (docs/trace-format.md) of JUnit test classes.
@@ -26,62 +29,93 @@ import java.util.zip.GZIPOutputStream;
  * when the worker dies during a test (a crash, System.exit, halt), the test is recorded as a failed
  * test with {@code "truncated": true} and a new worker runs the remaining tests. The bundle always
  * holds every other test.
+ *
+ * <p>Exit codes: 0 the bundle was written; 2 a usage error (one line on stderr naming the flag);
+ * 1 anything else.
  */
 public final class Supervisor {
-    static String cp, include, exclude = "", tests, out, sourcepath = "", subject, java, failClass;
+    static String cp, include, exclude = "", tests, out, sourcepath = "", subject, java, failClass, junit, asm, shownAs;
     static int timeout = 60;
     static long cap = 0;
-    static boolean gzip, keepWork, quiet;
+    static boolean gzip, keepWork, quiet, verbose;
     static List<String> jvmArgs = new ArrayList<>();
 
+    static final String DEBIAN = "/usr/share/java";
+
+    /** A usage error: one line naming the flag, exit code 2. */
     static void usage(String msg) {
+        System.err.println("paf trace java: " + msg);
+        System.exit(2);
+    }
+
+    static void help(String msg) {
         System.err.println("paf trace java: " + msg);
         System.err.println("usage: trace.sh --classpath CP --include PKG[,PKG...] --tests CLASS[,CLASS...] -o BUNDLE\n"
                 + "                [--exclude PKG[,PKG...]] [--timeout SECS] [--sourcepath DIRS] [--gzip]\n"
-                + "                [--max-events N] [--subject TEXT] [--java PATH] [--jvm-arg ARG]... [--keep-work]");
+                + "                [--max-events N] [--subject TEXT] [--java PATH] [--jvm-arg ARG]... [--keep-work]\n"
+                + "                [--junit CP] [--asm CP] [--quiet] [-v]");
         System.exit(2);
+    }
+
+    private static long number(String flag, String v) {
+        try {
+            long n = Long.parseLong(v.trim());
+            if (n < 0) throw new NumberFormatException();
+            return n;
+        } catch (NumberFormatException e) {
+            usage(flag + " " + v + ": expected a non-negative whole number");
+            return 0;
+        }
     }
 
     public static void main(String[] a) throws Exception {
         for (int i = 0; i < a.length; i++) {
             String k = a[i];
-            java.util.function.Supplier<String> v = null;
-            final int j = i;
-            if (i + 1 >= a.length && !k.equals("--gzip") && !k.equals("--keep-work") && !k.equals("--quiet")) usage("missing value for " + k);
+            boolean flag = k.equals("--gzip") || k.equals("--keep-work") || k.equals("--quiet") || k.equals("-v")
+                    || k.equals("--verbose");
+            if (!flag && i + 1 >= a.length) help("missing value for " + k);
             switch (k) {
                 case "--classpath": case "-cp": cp = a[++i]; break;
                 case "--include": include = a[++i]; break;
                 case "--exclude": exclude = a[++i]; break;
                 case "--tests": tests = a[++i]; break;
                 case "-o": case "--output": out = a[++i]; break;
-                case "--timeout": timeout = Integer.parseInt(a[++i]); break;
+                case "--timeout": timeout = (int) number("--timeout", a[++i]); break;
                 case "--sourcepath": sourcepath = a[++i]; break;
-                case "--max-events": cap = Long.parseLong(a[++i]); break;
+                case "--max-events": cap = number("--max-events", a[++i]); break;
                 case "--subject": subject = a[++i]; break;
                 case "--java": java = a[++i]; break;
                 case "--jvm-arg": jvmArgs.add(a[++i]); break;
                 case "--fail-class": failClass = a[++i]; break;
+                case "--junit": junit = a[++i]; break;
+                case "--asm": asm = a[++i]; break;
+                case "--shown-as": shownAs = a[++i]; break; // paf writes aside and moves the bundle into place
                 case "--gzip": gzip = true; break;
                 case "--keep-work": keepWork = true; break;
                 case "--quiet": quiet = true; break;
-                default: usage("unknown option " + k);
+                case "-v": case "--verbose": verbose = true; break;
+                default: help("unknown option " + k);
             }
         }
-        if (cp == null || include == null || tests == null || out == null) usage("--classpath, --include, --tests and -o are required");
+        if (cp == null || include == null || tests == null || out == null) help("--classpath, --include, --tests and -o are required");
         if (java == null) java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         if (subject == null) subject = tests;
         File jarDir = new File(Supervisor.class.getProtectionDomain().getCodeSource().getLocation().toURI()).getParentFile();
+        String junitCp = checkFlags();
         File bundle = new File(out);
+        boolean created = !bundle.exists();
         bundle.mkdirs();
         File work = new File(bundle, ".work");
         deleteTree(work);
         work.mkdirs();
-        for (String f : new String[] {"manifest.json", "statements.jsonl", "statements.jsonl.gz", "tests.jsonl", "tests.jsonl.gz"})
+        for (String f : new String[] {"manifest.json", "statements.jsonl", "statements.jsonl.gz", "tests.jsonl", "tests.jsonl.gz",
+                "static-duas.jsonl", "static-duas.jsonl.gz"})
             new File(bundle, f).delete();
 
         Set<String> skip = new LinkedHashSet<>();
         int part = 0, lost = 0;
         long t0 = System.nanoTime();
+        if (!quiet) System.err.println("paf trace: tracing " + count(tests.split(",").length, "test class", "test classes") + " -> " + shown(bundle));
         while (true) {
             File skipFile = new File(work, "skip.txt");
             Files.write(skipFile.toPath(), String.join("\n", skip).concat("\n").getBytes(StandardCharsets.UTF_8));
@@ -91,20 +125,27 @@ public final class Supervisor {
             cmd.add("-XX:-OmitStackTraceInFastThrow");
             cmd.addAll(jvmArgs);
             String agentOpts = "work=" + work.getAbsolutePath() + ";part=" + part + ";include=" + include + ";exclude=" + exclude
-                    + ";tests=" + tests + ";src=" + sourcepath + (cap > 0 ? ";cap=" + cap : "")
+                    + ";tests=" + tests + ";src=" + sourcepath + ";asm=" + asmClasspath() + (cap > 0 ? ";cap=" + cap : "")
                     + (failClass != null ? ";fail=" + failClass : "");
             cmd.add("-javaagent:" + new File(jarDir, "paf-agent.jar").getAbsolutePath() + "=" + agentOpts);
             cmd.add("-cp");
-            cmd.add(new File(jarDir, "paf-runner.jar").getAbsolutePath() + File.pathSeparator + "/usr/share/java/junit4.jar"
-                    + File.pathSeparator + "/usr/share/java/hamcrest-core.jar" + File.pathSeparator + cp);
+            // the project's own JUnit, when its class path has one, comes first and alone
+            String runnerCp = new File(jarDir, "paf-runner.jar").getAbsolutePath();
+            cmd.add(junitCp.isEmpty() ? runnerCp + File.pathSeparator + cp
+                    : runnerCp + File.pathSeparator + cp + File.pathSeparator + junitCp);
             cmd.add("paf.runner.TraceMain");
             cmd.add("--tests");
             cmd.add(tests);
             cmd.add("--skip");
             cmd.add(skipFile.getAbsolutePath());
-            if (part == 0 && !quiet) System.err.println("paf trace: " + String.join(" ", cmd));
+            if (verbose) System.err.println("paf trace: " + String.join(" ", cmd));
             Worker w = new Worker(cmd);
             w.run(timeout);
+            if (w.usage != null) {
+                if (!keepWork) deleteTree(work);
+                if (created) deleteTree(bundle);
+                usage(w.usage);
+            }
             skip.addAll(w.done);
             if (w.finished) break;
             File partFile = new File(work, "tests." + part + ".jsonl");
@@ -136,19 +177,128 @@ public final class Supervisor {
             part++;
         }
         long wallMs = (System.nanoTime() - t0) / 1_000_000;
-        int recorded = assemble(bundle, work, part, wallMs, lost);
+        Summary s = assemble(bundle, work, part, wallMs, lost);
         if (!keepWork) deleteTree(work);
-        if (recorded == 0) {
-            System.err.println("paf trace: no test was recorded; the bundle " + bundle + " is empty");
+        if (s.tests == 0) {
+            System.err.println("paf trace: no test was recorded; the bundle " + shown(bundle) + " is empty");
             System.exit(1);
         }
+        if (s.classes == 0)
+            usage("--include " + include + ": the tests loaded no class of these packages (0 classes instrumented); "
+                    + "the bundle records no event");
+    }
+
+    /** The flags' checks before any JVM starts; returns the JUnit class path to add ("" if the project has one). */
+    static String checkFlags() {
+        File o = new File(out);
+        if (o.exists() && !o.isDirectory()) usage("-o " + out + ": exists and is not a directory");
+        if (o.isDirectory() && !new File(o, "manifest.json").exists()) {
+            String[] kids = o.list();
+            if (kids != null && kids.length > 0 && !(kids.length == 1 && kids[0].equals(".work")))
+                usage("-o " + out + ": the directory is not empty and is not a paf bundle (no manifest.json)");
+        }
+        File j = new File(java);
+        if (!j.isFile() || !j.canExecute()) usage("--java " + java + ": no such executable");
+        if (timeout < 0) usage("--timeout must not be negative");
+        List<File> entries = new ArrayList<>();
+        for (String e : cp.split(File.pathSeparator)) {
+            if (e.isEmpty()) continue;
+            File f = e.endsWith("/*") ? new File(e.substring(0, e.length() - 2)) : new File(e);
+            if (!f.exists()) usage("--classpath: " + e + " does not exist");
+            if (e.endsWith("/*")) {
+                File[] jars = f.listFiles((d, n) -> n.endsWith(".jar") || n.endsWith(".JAR"));
+                if (jars != null) for (File x : jars) entries.add(x);
+            } else entries.add(f);
+        }
+        for (String p : include.split(",")) {
+            p = p.trim();
+            if (p.isEmpty()) continue;
+            if (!anyClassUnder(entries, p.replace('.', '/') + "/"))
+                usage("--include " + p + ": no class of this package is on the --classpath");
+        }
+        for (String t : tests.split(",")) {
+            t = t.trim();
+            if (t.isEmpty()) continue;
+            if (!hasResource(entries, t.replace('.', '/') + ".class"))
+                usage("--tests: class " + t + " is not on the --classpath");
+        }
+        for (String a : asmClasspath().split(File.pathSeparator))
+            if (!new File(a).isFile())
+                usage("--asm: " + a + " does not exist (pass ASM's asm, asm-tree and asm-analysis jars with --asm or "
+                        + "$PAF_ASM_CLASSPATH; Debian: apt-get install libasm-java)");
+        if (hasResource(entries, "org/junit/runner/JUnitCore.class")) return "";
+        String jcp = junitClasspath();
+        for (String x : jcp.split(File.pathSeparator))
+            if (!new File(x).isFile())
+                usage("--junit: " + x + " does not exist (pass JUnit 4 and hamcrest with --junit or $PAF_JUNIT_CLASSPATH; "
+                        + "Debian: apt-get install junit4 libhamcrest-java)");
+        return jcp;
+    }
+
+    /** JUnit 4 and hamcrest: --junit, else $PAF_JUNIT_CLASSPATH, else Debian's jars. */
+    static String junitClasspath() {
+        if (junit != null) return junit;
+        String env = System.getenv("PAF_JUNIT_CLASSPATH");
+        if (env != null && !env.isEmpty()) return env;
+        String hamcrest = new File(DEBIAN, "hamcrest-core.jar").isFile() ? DEBIAN + "/hamcrest-core.jar" : DEBIAN + "/hamcrest.jar";
+        return DEBIAN + "/junit4.jar" + File.pathSeparator + hamcrest;
+    }
+
+    /** ASM (asm, asm-tree, asm-analysis): --asm, else $PAF_ASM_CLASSPATH, else Debian's jars. */
+    static String asmClasspath() {
+        if (asm != null) return asm;
+        String env = System.getenv("PAF_ASM_CLASSPATH");
+        if (env != null && !env.isEmpty()) return env;
+        return DEBIAN + "/asm.jar" + File.pathSeparator + DEBIAN + "/asm-tree.jar" + File.pathSeparator + DEBIAN
+                + "/asm-analysis.jar";
+    }
+
+    /** Whether a class path entry holds a class file under the package directory {@code dir} ("a/b/"). */
+    static boolean anyClassUnder(List<File> entries, String dir) {
+        for (File e : entries) {
+            if (e.isDirectory()) {
+                if (anyClassIn(new File(e, dir))) return true;
+            } else if (e.isFile()) {
+                try (JarFile jar = new JarFile(e)) {
+                    for (Enumeration<? extends ZipEntry> en = jar.entries(); en.hasMoreElements(); ) {
+                        String n = en.nextElement().getName();
+                        if (n.startsWith(dir) && n.endsWith(".class")) return true;
+                    }
+                } catch (IOException ex) {
+                    // not a jar: nothing in it
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean anyClassIn(File d) {
+        File[] kids = d.listFiles();
+        if (kids == null) return false;
+        for (File k : kids) if (k.isFile() ? k.getName().endsWith(".class") : anyClassIn(k)) return true;
+        return false;
+    }
+
+    static boolean hasResource(List<File> entries, String res) {
+        for (File e : entries) {
+            if (e.isDirectory()) {
+                if (new File(e, res).isFile()) return true;
+            } else if (e.isFile()) {
+                try (JarFile jar = new JarFile(e)) {
+                    if (jar.getEntry(res) != null) return true;
+                } catch (IOException ex) {
+                    // not a jar
+                }
+            }
+        }
+        return false;
     }
 
     /** One worker JVM and what its protocol lines said. */
     static final class Worker {
         final List<String> cmd;
         final List<String> done = new ArrayList<>();
-        volatile String current;
+        volatile String current, usage;
         volatile long started;
         volatile boolean finished, timedOut;
         int exitCode;
@@ -159,7 +309,7 @@ public final class Supervisor {
 
         void run(int timeoutSecs) throws IOException, InterruptedException {
             ProcessBuilder pb = new ProcessBuilder(cmd);
-            pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+            pb.redirectError(ProcessBuilder.Redirect.PIPE);
             pb.redirectInput(ProcessBuilder.Redirect.PIPE);
             Process p = pb.start();
             p.getOutputStream().close();
@@ -179,16 +329,28 @@ public final class Supervisor {
                             }
                         } else if (line.equals("@@PAF done")) {
                             finished = true;
+                        } else if (line.startsWith("@@PAF usage ")) {
+                            usage = line.substring(12);
                         } else {
-                            System.err.println(line);
+                            relay(line);
                         }
                     }
                 } catch (IOException e) {
                     // the worker is gone
                 }
             });
+            Thread errors = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = r.readLine()) != null) relay(line);
+                } catch (IOException e) {
+                    // the worker is gone
+                }
+            });
             reader.setDaemon(true);
+            errors.setDaemon(true);
             reader.start();
+            errors.start();
             while (p.isAlive()) {
                 p.waitFor(50, TimeUnit.MILLISECONDS);
                 synchronized (this) {
@@ -202,7 +364,13 @@ public final class Supervisor {
             }
             exitCode = p.waitFor();
             reader.join(5000);
+            errors.join(5000);
             if (exitCode != 0) finished = false;
+        }
+
+        /** The worker's output: the agent's and the runner's problems always, the tests' own output unless --quiet. */
+        private static void relay(String line) {
+            if (!quiet || line.startsWith("paf")) System.err.println(line);
         }
     }
 
@@ -211,7 +379,7 @@ public final class Supervisor {
         long keep = 0;
         if (part.exists()) {
             try (InputStream in = new java.io.BufferedInputStream(new FileInputStream(part), 1 << 16)) {
-                long pos = 0, lineStart = 0;
+                long pos = 0;
                 byte[] head = new byte[10];
                 int hn = 0, c;
                 while ((c = in.read()) >= 0) {
@@ -219,7 +387,6 @@ public final class Supervisor {
                     if (c == '\n') {
                         if (hn >= 10 && new String(head, StandardCharsets.UTF_8).equals("{\"k\":\"end\"")) keep = pos;
                         hn = 0;
-                        lineStart = pos;
                     } else if (hn < 10) head[hn++] = (byte) c;
                 }
             }
@@ -252,25 +419,13 @@ public final class Supervisor {
         }
     }
 
-    static int assemble(File bundle, File work, int parts, long wallMs, int lost) throws IOException {
-        // statements: complete lines, first occurrence of each id, without the agent's key
-        Set<String> seen = new java.util.HashSet<>();
-        StringBuilder st = new StringBuilder();
-        int nStmts = 0;
-        File sf = new File(work, "statements.jsonl");
-        if (sf.exists()) {
-            String all = new String(Files.readAllBytes(sf.toPath()), StandardCharsets.UTF_8);
-            int end = all.lastIndexOf('\n');
-            for (String line : (end < 0 ? "" : all.substring(0, end)).split("\n")) {
-                if (!line.startsWith("{\"id\":")) continue;
-                String id = line.substring(6, line.indexOf(','));
-                if (!seen.add(id)) continue;
-                int k = line.lastIndexOf(",\"key\":");
-                st.append(k > 0 ? line.substring(0, k) + "}" : line).append('\n');
-                nStmts++;
-            }
-        }
-        write(new File(bundle, gzip ? "statements.jsonl.gz" : "statements.jsonl"), st.toString().getBytes(StandardCharsets.UTF_8));
+    /** What the bundle holds, for the summary and the exit code. */
+    static final class Summary {
+        int tests, classes;
+    }
+
+    static Summary assemble(File bundle, File work, int parts, long wallMs, int lost) throws IOException {
+        int nStmts = writeStatements(new File(work, "statements.jsonl"), bundle, gzip);
 
         int nTests = 0, pass = 0, fail = 0, trunc = 0;
         long events = 0, bytes = 0;
@@ -308,7 +463,7 @@ public final class Supervisor {
             }
         }
         StringBuilder m = new StringBuilder();
-        m.append("{\n \"format\": \"paf-trace\",\n \"version\": 1,\n \"producer\": \"paf java agent 0.1 (ASM 9, JUnit 4)\",\n")
+        m.append("{\n \"format\": \"paf-trace\",\n \"version\": 1,\n \"producer\": \"paf java agent 0.2 (ASM 9, JUnit 4)\",\n")
                 .append(" \"subject\": ").append(q(subject)).append(",\n")
                 .append(" \"java\": {\"include\": ").append(q(include)).append(", \"exclude\": ").append(q(exclude))
                 .append(", \"tests\": ").append(q(tests)).append(", \"jvms\": ").append(parts + 1)
@@ -317,13 +472,43 @@ public final class Supervisor {
         for (int i = 0; i < errors.size(); i++) m.append(i > 0 ? ", " : "").append(q(errors.get(i)));
         m.append("], \"wall_ms\": ").append(wallMs).append("}\n}\n");
         write(new File(bundle, "manifest.json"), m.toString().getBytes(StandardCharsets.UTF_8));
-        if (!quiet || !errors.isEmpty() || lost > 0) {
-            System.err.printf("paf trace: %d tests (%d pass, %d fail, %d truncated), %d events, %d bytes of events, %d statements, "
-                    + "%d classes instrumented, %d instrumentation errors, %d JVM(s), %.1f s -> %s%n",
-                    nTests, pass, fail, trunc, events, bytes, nStmts, classes, errors.size(), parts + 1, wallMs / 1000.0, bundle);
-            for (String e : errors) System.err.println("paf trace: instrumentation error: " + e);
+        System.err.printf("paf trace: %s (%d pass, %d fail, %d truncated), %s, %d bytes of events, %s, "
+                + "%s instrumented, %s, %s, %.1f s -> %s%n",
+                count(nTests, "test", "tests"), pass, fail, trunc, count(events, "event", "events"), bytes,
+                count(nStmts, "statement", "statements"), count(classes, "class", "classes"),
+                count(errors.size(), "instrumentation error", "instrumentation errors"), count(parts + 1, "JVM", "JVMs"),
+                wallMs / 1000.0, shown(bundle));
+        for (String e : errors) System.err.println("paf trace: instrumentation error: " + e);
+        Summary s = new Summary();
+        s.tests = nTests;
+        s.classes = classes;
+        return s;
+    }
+
+    /**
+     * The bundle's statement table from the agents' shared one: complete lines, the first line of
+     * each id, without the agent's key. Returns the number of statements.
+     */
+    static int writeStatements(File sf, File bundle, boolean gz) throws IOException {
+        Set<String> seen = new java.util.HashSet<>();
+        StringBuilder st = new StringBuilder();
+        int n = 0;
+        if (sf.exists()) {
+            String all = new String(Files.readAllBytes(sf.toPath()), StandardCharsets.UTF_8);
+            int end = all.lastIndexOf('\n');
+            for (String line : (end < 0 ? "" : all.substring(0, end)).split("\n")) {
+                if (!line.startsWith("{\"id\":")) continue;
+                String id = line.substring(6, line.indexOf(','));
+                if (!seen.add(id)) continue;
+                int k = line.lastIndexOf(",\"key\":");
+                st.append(k > 0 ? line.substring(0, k) + "}" : line).append('\n');
+                n++;
+            }
         }
-        return nTests;
+        new File(bundle, "statements.jsonl").delete();
+        new File(bundle, "statements.jsonl.gz").delete();
+        write(new File(bundle, gz ? "statements.jsonl.gz" : "statements.jsonl"), st.toString().getBytes(StandardCharsets.UTF_8));
+        return n;
     }
 
     static void write(File f, byte[] b) throws IOException {
@@ -334,6 +519,11 @@ public final class Supervisor {
         } else {
             Files.write(f.toPath(), b);
         }
+    }
+
+    /** The bundle's path as the user named it. */
+    static String shown(File bundle) {
+        return shownAs != null ? shownAs : bundle.getPath();
     }
 
     static String q(String s) {
@@ -351,5 +541,10 @@ public final class Supervisor {
         File[] kids = f.listFiles();
         if (kids != null) for (File k : kids) deleteTree(k);
         f.delete();
+    }
+
+    /** {@code n} and its noun in the number it needs ("1 JVM", "2 JVMs"). */
+    static String count(long n, String one, String many) {
+        return n + " " + (n == 1 ? one : many);
     }
 }

@@ -1,0 +1,465 @@
+//! `paf trace java`: records a bundle of JUnit test classes by running the Java front end's
+//! supervisor (tracer/java, docs/java.md), then adds the static def-use associations theta
+//! needs (the crash uses come from paf's own analysis of the bundle, their reaching
+//! definitions from the front end's bytecode analysis). This is glue: it checks the flags,
+//! finds (or builds) the jars, runs the JVMs with each flag as its own argument (never through
+//! a shell), and moves the finished bundle into place.
+
+mod project;
+mod tracer;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use clap::{Args, Subcommand};
+
+use super::super::{CliError, exit, output};
+use crate::engine::{self, Jobs};
+use crate::trace::Bundle;
+use crate::words;
+use project::Job;
+use tracer::{Deps, Tracer};
+
+#[derive(Subcommand, Debug)]
+pub enum TraceCommand {
+    /// Trace JUnit 4 (and JUnit 3-style, e.g. Randoop's) test classes on the JVM.
+    Java(JavaArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct JavaArgs {
+    /// The compiled code under test and test classes (`:`-separated); JUnit (unless the class
+    /// path has its own) and the agent are added by paf. With --maven, added after the
+    /// project's class path.
+    #[arg(long, value_name = "CP", required_unless_present = "maven")]
+    pub classpath: Option<String>,
+    /// Package prefixes to instrument, comma-separated (`org.example` instruments
+    /// `org/example/**`). With --maven, default: the outermost packages of target/classes.
+    #[arg(long, value_name = "PKG[,PKG...]", required_unless_present = "maven")]
+    pub include: Option<String>,
+    /// Test classes to run, fully qualified, comma-separated, in this order.
+    #[arg(
+        long,
+        value_name = "CLASS[,CLASS...]",
+        required_unless_present_any = ["maven", "randoop"],
+        conflicts_with = "randoop"
+    )]
+    pub tests: Option<String>,
+    /// A Maven project: build it (`mvn test-compile`) and take the class path, the tests
+    /// (Surefire's default names) and --include from it (docs/java.md, "Maven projects").
+    #[arg(long, value_name = "DIR")]
+    pub maven: Option<PathBuf>,
+    /// The mvn executable for --maven (default: $PAF_MVN, else `mvn` on the PATH).
+    #[arg(long, value_name = "PATH", requires = "maven")]
+    pub mvn: Option<PathBuf>,
+    /// An extra argument for mvn (repeatable), e.g. --mvn-arg=-o to stay offline.
+    #[arg(
+        long = "mvn-arg",
+        value_name = "ARG",
+        allow_hyphen_values = true,
+        requires = "maven"
+    )]
+    pub mvn_args: Vec<String>,
+    /// Randoop's output folder: compile its RegressionTest<N>/ErrorTest<N> classes against
+    /// the class path and trace them in Randoop's order (docs/java.md, "Randoop's output
+    /// folder").
+    #[arg(long, value_name = "DIR")]
+    pub randoop: Option<PathBuf>,
+    /// The javac executable for --randoop (default: the javac beside --java, else on the PATH).
+    #[arg(long, value_name = "PATH", requires = "randoop")]
+    pub javac: Option<PathBuf>,
+    /// The bundle directory to write (replaced whole when it holds a bundle already).
+    #[arg(short, long, value_name = "BUNDLE")]
+    pub output: PathBuf,
+    /// Package prefixes not to instrument, comma-separated.
+    #[arg(long, value_name = "PKG[,PKG...]")]
+    pub exclude: Option<String>,
+    /// Seconds a test may run before its JVM is killed and it is recorded as truncated.
+    #[arg(long, default_value_t = 60, value_name = "SECS")]
+    pub timeout: u32,
+    /// Source roots (`:`-separated), for the lines of field declarations.
+    #[arg(long, value_name = "DIRS")]
+    pub sourcepath: Option<String>,
+    /// Write gzip-compressed statements.jsonl.gz and tests.jsonl.gz.
+    #[arg(long)]
+    pub gzip: bool,
+    /// Event cap per test: past it, only the events the analysis needs are kept.
+    #[arg(long, value_name = "N")]
+    pub max_events: Option<u64>,
+    /// The java executable (default: `java` on the PATH).
+    #[arg(long, value_name = "PATH")]
+    pub java: Option<PathBuf>,
+    /// An extra argument for the worker JVMs (repeatable).
+    #[arg(long = "jvm-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub jvm_args: Vec<String>,
+    /// JUnit 4 and hamcrest jars (`:`-separated; default: $PAF_JUNIT_CLASSPATH, else Debian's
+    /// /usr/share/java/junit4.jar and hamcrest-core.jar). Not added when --classpath has JUnit.
+    #[arg(long, value_name = "CP")]
+    pub junit: Option<String>,
+    /// ASM's asm, asm-tree and asm-analysis jars (`:`-separated; default: $PAF_ASM_CLASSPATH,
+    /// else Debian's in /usr/share/java).
+    #[arg(long, value_name = "CP")]
+    pub asm: Option<String>,
+    /// Keep BUNDLE/.work (the per-JVM parts, the statement keys) for debugging.
+    #[arg(long)]
+    pub keep_work: bool,
+    /// Print only problems and the summary (not the tests' own output).
+    #[arg(long, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Also print the command lines of the JVMs.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// The tracer/java directory (default: $PAF_TRACER_JAVA, else the checkout paf was built
+    /// in, else the copy embedded in paf, built once into ~/.cache/paf).
+    #[arg(long, value_name = "DIR")]
+    pub tracer_dir: Option<PathBuf>,
+}
+
+const DEBIAN: &str = "/usr/share/java";
+
+/// A class path from a flag, else an environment variable, else a default.
+fn classpath(flag: Option<&String>, var: &str, default: impl FnOnce() -> String) -> String {
+    flag.cloned()
+        .or_else(|| std::env::var(var).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(default)
+}
+
+/// Runs `paf trace java`; returns paf's exit code.
+pub fn java(a: JavaArgs) -> Result<u8, CliError> {
+    let out = &a.output;
+    check_output(out)?;
+    let given = [a.maven.as_deref(), a.randoop.as_deref()];
+    let given = given
+        .into_iter()
+        .flatten()
+        .map(|p| p.to_string_lossy().into_owned());
+    refuse_inputs(out, given.chain(entries(a.classpath.as_deref())))?;
+    refuse_inputs(out, entries(a.sourcepath.as_deref()))?;
+    let java = a
+        .java
+        .clone()
+        .map_or_else(|| OsString::from("java"), OsString::from);
+    if let Some(j) = &a.java
+        && !is_executable(j)
+    {
+        return Err(CliError::Usage(format!(
+            "--java {}: no such executable",
+            j.display()
+        )));
+    }
+    let asm = classpath(a.asm.as_ref(), "PAF_ASM_CLASSPATH", || {
+        format!("{DEBIAN}/asm.jar:{DEBIAN}/asm-tree.jar:{DEBIAN}/asm-analysis.jar")
+    });
+    let junit = classpath(a.junit.as_ref(), "PAF_JUNIT_CLASSPATH", || {
+        let hamcrest = if Path::new(DEBIAN).join("hamcrest-core.jar").is_file() {
+            "hamcrest-core.jar"
+        } else {
+            "hamcrest.jar"
+        };
+        format!("{DEBIAN}/junit4.jar:{DEBIAN}/{hamcrest}")
+    });
+    let deps = Deps {
+        asm: &asm,
+        junit: &junit,
+    };
+    let tracer = Tracer::find(a.tracer_dir.as_deref(), &deps)?;
+    let job = project::resolve(&a, &junit)?;
+    refuse_inputs(out, entries(Some(&job.classpath)))?;
+    refuse_inputs(out, entries(job.sourcepath.as_deref()))?;
+    let staging = sibling(out, "new")?;
+    let _ = std::fs::remove_dir_all(&staging);
+    let code = supervise(&a, &job, &tracer, &java, &deps, &staging)?;
+    if code != 0 {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Ok(match code {
+            2 => exit::BAD_INPUT, // the supervisor said why, naming the flag
+            _ => {
+                output::error(format!(
+                    "the Java front end failed (exit code {code}); its messages are above"
+                ));
+                exit::INTERNAL
+            }
+        });
+    }
+    let added = add_static_duas(&a, &job, &tracer, &java, &asm, &staging);
+    if !a.keep_work {
+        let _ = std::fs::remove_dir_all(staging.join(".work"));
+    }
+    replace(&staging, out)?;
+    let (duas, uses) = added?;
+    if !a.quiet {
+        output::note(format!(
+            "paf trace: {} for {} -> {}",
+            words::count(
+                duas,
+                "static def-use association",
+                "static def-use associations"
+            ),
+            words::counted(uses, "crash use"),
+            out.join("static-duas.jsonl").display()
+        ));
+    }
+    Ok(exit::OK)
+}
+
+/// `-o` must be a new path, an empty directory or a bundle (replaced whole), never a file.
+fn check_output(out: &Path) -> Result<(), CliError> {
+    if out.exists() && !out.is_dir() {
+        return Err(CliError::Usage(format!(
+            "-o {}: exists and is not a directory; expected a bundle directory",
+            out.display()
+        )));
+    }
+    if out.is_dir() && !out.join("manifest.json").is_file() {
+        let empty = std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_none());
+        if !empty {
+            return Err(CliError::Usage(format!(
+                "-o {}: the directory is not empty and is not a paf bundle (no manifest.json)",
+                out.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The entries of a class or source path.
+fn entries(path: Option<&str>) -> impl Iterator<Item = String> + '_ {
+    path.unwrap_or_default()
+        .split(':')
+        .filter(|e| !e.is_empty())
+        .map(str::to_string)
+}
+
+/// `-o` is replaced whole: it must not be, nor hold, an input of the run (a class path entry,
+/// a source directory, the Maven project or Randoop's folder).
+fn refuse_inputs(out: &Path, inputs: impl Iterator<Item = String>) -> Result<(), CliError> {
+    let Some(target) = super::resolved(out) else {
+        return Ok(());
+    };
+    for entry in inputs {
+        if super::resolved(Path::new(&entry)).is_some_and(|e| e.starts_with(&target)) {
+            return Err(CliError::Usage(format!(
+                "-o {}: would replace {entry}, an input of this run; expected another path for -o",
+                out.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// A hidden directory beside `out` (`.NAME.paf-WHAT-PID`), on the same file system so that it
+/// can be renamed into place.
+fn sibling(out: &Path, what: &str) -> Result<PathBuf, CliError> {
+    let name = out.file_name().ok_or_else(|| {
+        CliError::Usage(format!("-o {}: expected a directory name", out.display()))
+    })?;
+    let parent = out.parent().filter(|p| !p.as_os_str().is_empty());
+    let dir = parent.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    if !dir.is_dir() {
+        return Err(CliError::Usage(format!(
+            "-o {}: the directory {} does not exist",
+            out.display(),
+            dir.display()
+        )));
+    }
+    Ok(dir.join(format!(
+        ".{}.paf-{what}-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    )))
+}
+
+/// Moves the finished bundle to `out`, replacing an older bundle there: exchanged with it in one
+/// step (`renameat2(RENAME_EXCHANGE)`), so that a reader never finds no bundle or half of one
+/// at `out`; on a file system without the exchange, the older bundle is moved aside first.
+fn replace(staging: &Path, out: &Path) -> Result<(), CliError> {
+    let io =
+        |e: std::io::Error| CliError::Internal(format!("{}: cannot write: {e}", out.display()));
+    if out.exists() && exchange(staging, out).map_err(io)? {
+        // `staging` now holds the older bundle.
+        let _ = std::fs::remove_dir_all(staging);
+    } else if out.exists() {
+        let old = sibling(out, "old")?;
+        std::fs::rename(out, &old).map_err(io)?;
+        std::fs::rename(staging, out).map_err(io)?;
+        let _ = std::fs::remove_dir_all(&old);
+    } else {
+        std::fs::rename(staging, out).map_err(io)?;
+    }
+    Ok(())
+}
+
+/// Exchanges two paths in one step; `false` if the file system cannot.
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).map_err(std::io::Error::other)
+    };
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: renameat2(2) with two valid NUL-terminated C strings relative to the working
+    // directory; the result is checked.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EINVAL | libc::ENOSYS | libc::ENOTSUP) => Ok(false),
+        _ => Err(e),
+    }
+}
+
+/// Runs the supervisor JVM into `bundle`; its exit code (0 written, 2 usage, else failure).
+fn supervise(
+    a: &JavaArgs,
+    job: &Job,
+    tracer: &Tracer,
+    java: &OsString,
+    deps: &Deps<'_>,
+    bundle: &Path,
+) -> Result<i32, CliError> {
+    let mut cmd = Command::new(java);
+    cmd.arg("-cp")
+        .arg(tracer.jar("paf-runner.jar"))
+        .arg("paf.runner.Supervisor")
+        .args(["--classpath", &job.classpath])
+        .args(["--include", &job.include])
+        .args(["--tests", &job.tests])
+        .arg("-o")
+        .arg(bundle)
+        .arg("--shown-as")
+        .arg(&a.output)
+        .args(["--timeout", &a.timeout.to_string()])
+        .args([
+            "--asm",
+            deps.asm,
+            "--junit",
+            deps.junit,
+            "--subject",
+            a.randoop
+                .as_deref()
+                .or(a.maven.as_deref())
+                .and_then(Path::to_str)
+                .unwrap_or(&job.tests),
+        ])
+        .arg("--keep-work");
+    if let Some(j) = &a.java {
+        cmd.arg("--java").arg(j);
+    }
+    if let Some(x) = &a.exclude {
+        cmd.args(["--exclude", x]);
+    }
+    if let Some(s) = &job.sourcepath {
+        cmd.args(["--sourcepath", s]);
+    }
+    if let Some(n) = a.max_events {
+        cmd.args(["--max-events", &n.to_string()]);
+    }
+    for arg in &a.jvm_args {
+        cmd.args(["--jvm-arg", arg]);
+    }
+    for (on, flag) in [(a.gzip, "--gzip"), (a.quiet, "--quiet"), (a.verbose, "-v")] {
+        if on {
+            cmd.arg(flag);
+        }
+    }
+    let status = cmd.status().map_err(|e| {
+        CliError::Usage(format!(
+            "cannot run {}: {e} (is a JDK installed? tracer/java/install.sh installs one)",
+            java.to_string_lossy()
+        ))
+    })?;
+    // A signal leaves no code: the tracer failed.
+    Ok(status.code().unwrap_or(i32::from(exit::INTERNAL)))
+}
+
+/// Analyzes the new bundle's failing tests and has the front end compute the static DUAs of
+/// their crash uses into it (docs/algorithm.md, "Static DUAs"). Returns (DUAs, crash uses).
+fn add_static_duas(
+    a: &JavaArgs,
+    job: &Job,
+    tracer: &Tracer,
+    java: &OsString,
+    asm: &str,
+    bundle: &Path,
+) -> Result<(usize, usize), CliError> {
+    let unreadable = |problems: Vec<crate::trace::Problem>| {
+        for p in problems.iter().take(20) {
+            output::error(p);
+        }
+        CliError::Internal(format!(
+            "the Java front end wrote a bundle paf cannot read ({}); this is a bug in the \
+             tracer",
+            words::counted(problems.len(), "problem")
+        ))
+    };
+    let opened = Bundle::open(bundle).map_err(unreadable)?;
+    let uses = engine::crash_uses(&opened, Jobs::all_cores(), &mut ()).map_err(unreadable)?;
+    drop(opened);
+    if uses.is_empty() {
+        return Ok((0, 0));
+    }
+    let work = bundle.join(".work");
+    let queries = work.join("queries.jsonl");
+    let lines: String = uses
+        .iter()
+        .map(|u| serde_json::to_string(u).map(|l| l + "\n"))
+        .collect::<Result<_, _>>()
+        .map_err(|e| CliError::Internal(format!("crash uses as JSON: {e}")))?;
+    std::fs::write(&queries, lines)
+        .map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", queries.display())))?;
+    let cp = std::env::join_paths(
+        [tracer.jar("paf-instr.jar"), tracer.jar("paf-rt.jar")]
+            .into_iter()
+            .chain(asm.split(':').map(PathBuf::from)),
+    )
+    .map_err(|e| CliError::Usage(format!("--asm: {e}")))?;
+    let mut cmd = Command::new(java);
+    cmd.arg("-cp")
+        .arg(cp)
+        .arg("paf.instr.StaticDuas")
+        .arg("--work")
+        .arg(&work)
+        .arg("--bundle")
+        .arg(bundle)
+        .arg("--queries")
+        .arg(&queries)
+        .args(["--classpath", &job.classpath, "--include", &job.include])
+        .args(["--exclude", a.exclude.as_deref().unwrap_or("")])
+        .args(["--tests", &job.tests])
+        .args(["--sourcepath", job.sourcepath.as_deref().unwrap_or("")])
+        .stderr(Stdio::inherit());
+    if a.verbose {
+        output::note(format!("paf trace: {cmd:?}"));
+    }
+    let run = cmd
+        .output()
+        .map_err(|e| CliError::Internal(format!("cannot run the static analysis: {e}")))?;
+    let said = String::from_utf8_lossy(&run.stdout);
+    let duas = said
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .filter(|_| run.status.success());
+    let duas = duas.ok_or_else(|| {
+        CliError::Internal(format!(
+            "the static analysis failed (exit code {:?}): {said}",
+            run.status.code()
+        ))
+    })?;
+    Bundle::open(bundle).map_err(unreadable)?;
+    Ok((duas, uses.len()))
+}

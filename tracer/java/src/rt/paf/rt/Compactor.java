@@ -1,0 +1,613 @@
+package paf.rt;
+
+import java.io.File;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The event cap without losing the crash (docs/java.md, "Class initializers and the event cap").
+ * When a test has written as many events as the cap allows, its events so far are rewritten
+ * keeping only:
+ *
+ * <ul>
+ *   <li>every definition that still reaches a variable that can be read later (locals of active
+ *       frames, fields, array elements, statics, recent return values), and the copy chain behind
+ *       each (the backward analysis of a failure that happens later starts from these);
+ *   <li>for every def-use association the test exercised, its first use and the definition it
+ *       reached (so the test's def-use coverage, what theta is scored against, is unchanged);
+ *   <li>the frames these belong to, with their callers (enter and exit records), every call of
+ *       the test body (the method under test is one of them), the last branch of each active
+ *       frame, and the last events.
+ * </ul>
+ *
+ * The order of the kept events is unchanged and every kept read still sees the same definition,
+ * so the analysis of the compacted stream equals the analysis of the full one for everything
+ * paf computes from it. The rewrite reads the file twice, with a scanner written for the
+ * agent's own records; memory is a few ints per event of the test so far.
+ */
+final class Compactor {
+    private Compactor() {}
+
+    private static final int ENTER = 1, EXIT = 2, DEF = 3, USE = 4, BRANCH = 5, ALLOC = 6, OTHER = 7;
+    private static final int TAIL = 64;
+    // variable kinds in keys
+    private static final long K_LOCAL = 1, K_FIELD = 2, K_STATIC = 3, K_RET = 5, K_ARRAY = 6;
+
+    /**
+     * Compacts the events from {@code start} (the test's first event line) to the end of the file
+     * of {@code out} (flushed). Returns the number of events kept, or -1 when more than
+     * {@code limit} would be kept (the file is then unchanged).
+     */
+    static long compact(Out out, long start, long limit) throws IOException {
+        File file = out.file();
+        long end = out.position();
+        Graph g = new Graph();
+        try (Lines lines = new Lines(file, start, end)) {
+            while (lines.next()) g.add(lines);
+        }
+        boolean[] keep = g.keep();
+        long kept = 0;
+        for (int i = 0; i < g.n; i++) if (keep[i]) kept++;
+        if (kept > limit) return -1;
+        File tmp = new File(file.getPath() + ".compact");
+        try (Lines lines = new Lines(file, start, end); OutputStream o = new FileOutputStream(tmp)) {
+            byte[] buf = new byte[1 << 16];
+            int n = 0;
+            for (int i = 0; lines.next(); i++) {
+                if (!keep[i]) continue;
+                int len = lines.end - lines.start + 1;
+                if (n + len > buf.length) {
+                    o.write(buf, 0, n);
+                    n = 0;
+                }
+                if (len > buf.length) {
+                    o.write(lines.buf, lines.start, len - 1);
+                    o.write('\n');
+                    continue;
+                }
+                System.arraycopy(lines.buf, lines.start, buf, n, len - 1);
+                buf[n + len - 1] = '\n';
+                n += len;
+            }
+            o.write(buf, 0, n);
+        }
+        out.truncate(start);
+        try (InputStream in = new FileInputStream(tmp)) {
+            byte[] b = new byte[1 << 16];
+            int n;
+            while ((n = in.read(b)) > 0) out.appendRaw(b, 0, n);
+        }
+        tmp.delete();
+        return kept;
+    }
+
+    /** The lines of a file region: {@code buf[start, end)} is the current line, without its line end. */
+    private static final class Lines implements AutoCloseable {
+        private final InputStream in;
+        private long left;
+        byte[] buf = new byte[1 << 16];
+        private int len, pos;
+        int start, end;
+
+        Lines(File f, long from, long to) throws IOException {
+            in = new FileInputStream(f);
+            long skipped = 0;
+            while (skipped < from) {
+                long s = in.skip(from - skipped);
+                if (s <= 0) break;
+                skipped += s;
+            }
+            left = to - from;
+        }
+
+        boolean next() throws IOException {
+            while (true) {
+                for (int i = pos; i < len; i++)
+                    if (buf[i] == '\n') {
+                        start = pos;
+                        end = i;
+                        pos = i + 1;
+                        return true;
+                    }
+                // no line end in the buffer: move the rest to the front and read more
+                int rest = len - pos;
+                if (rest > 0 && pos > 0) System.arraycopy(buf, pos, buf, 0, rest);
+                len = rest;
+                pos = 0;
+                if (len == buf.length) buf = java.util.Arrays.copyOf(buf, buf.length * 2);
+                if (left <= 0) {
+                    if (len == 0) return false;
+                    start = 0;
+                    end = len; // a last line without its line end
+                    pos = len;
+                    return true;
+                }
+                int n = in.read(buf, len, (int) Math.min(buf.length - len, left));
+                if (n <= 0) {
+                    left = 0;
+                    continue;
+                }
+                len += n;
+                left -= n;
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+    }
+
+    /** A variable as a record names it. */
+    private static final class Var {
+        long kind = -1; // K_*; -1 none
+        long a, b; // local: frame or -1, name id; field: obj, name id; static: name id; elem: arr, index; ret: frame
+        int nameId = -1; // local/field/static name, elem array name (or -1)
+        boolean explicitFrame;
+
+        void clear() {
+            kind = -1;
+            a = b = 0;
+            nameId = -1;
+            explicitFrame = false;
+        }
+    }
+
+    /** Reads the agent's records (a JSON subset: objects, arrays, strings, integers, literals). */
+    private static final class Scanner {
+        byte[] b;
+        int i, end;
+        final Map<String, Integer> names;
+
+        Scanner(Map<String, Integer> names) {
+            this.names = names;
+        }
+
+        void reset(byte[] b, int start, int end) {
+            this.b = b;
+            this.i = start;
+            this.end = end;
+        }
+
+        boolean eat(char c) {
+            ws();
+            if (i < end && b[i] == c) {
+                i++;
+                return true;
+            }
+            return false;
+        }
+
+        void ws() {
+            while (i < end && b[i] <= ' ') i++;
+        }
+
+        /** A string token (the opening quote at i), decoded. */
+        String string() {
+            ws();
+            i++; // '"'
+            int s = i;
+            boolean plain = true;
+            while (i < end && b[i] != '"') {
+                if (b[i] == '\\') {
+                    plain = false;
+                    i++;
+                }
+                i++;
+            }
+            String out;
+            if (plain) out = new String(b, s, i - s, StandardCharsets.UTF_8);
+            else out = unescape(new String(b, s, i - s, StandardCharsets.UTF_8));
+            i++; // '"'
+            return out;
+        }
+
+        int name() {
+            String s = string();
+            Integer id = names.get(s);
+            if (id == null) {
+                id = names.size();
+                names.put(s, id);
+            }
+            return id;
+        }
+
+        long number() {
+            ws();
+            boolean neg = i < end && b[i] == '-';
+            if (neg) i++;
+            long v = 0;
+            while (i < end && b[i] >= '0' && b[i] <= '9') v = v * 10 + (b[i++] - '0');
+            return neg ? -v : v;
+        }
+
+        /** Skips any value. */
+        void skip() {
+            ws();
+            if (i >= end) return;
+            byte c = b[i];
+            if (c == '"') {
+                i++;
+                while (i < end && b[i] != '"') i += b[i] == '\\' ? 2 : 1;
+                i++;
+            } else if (c == '{' || c == '[') {
+                int depth = 0;
+                while (i < end) {
+                    byte x = b[i];
+                    if (x == '"') {
+                        skip();
+                        continue;
+                    }
+                    i++;
+                    if (x == '{' || x == '[') depth++;
+                    else if ((x == '}' || x == ']') && --depth == 0) break;
+                }
+            } else {
+                while (i < end && b[i] != ',' && b[i] != '}' && b[i] != ']') i++;
+            }
+        }
+
+        /** A variable object into v. */
+        void var(Var v) {
+            v.clear();
+            if (!eat('{')) {
+                skip();
+                return;
+            }
+            if (eat('}')) return;
+            do {
+                String k = string();
+                eat(':');
+                switch (k) {
+                    case "local": v.kind = K_LOCAL; v.nameId = name(); break;
+                    case "field": v.kind = K_FIELD; v.nameId = name(); break;
+                    case "static": v.kind = K_STATIC; v.nameId = name(); break;
+                    case "name": v.nameId = name(); break;
+                    case "frame": v.a = number(); v.explicitFrame = true; break;
+                    case "obj": v.a = number(); break;
+                    case "elem": v.kind = 4; v.a = number(); break;
+                    case "index": v.b = number(); break;
+                    case "ret": v.kind = K_RET; v.a = number(); break;
+                    default: skip();
+                }
+            } while (eat(','));
+            eat('}');
+        }
+
+        private static String unescape(String s) {
+            StringBuilder out = new StringBuilder(s.length());
+            for (int k = 0; k < s.length(); k++) {
+                char c = s.charAt(k);
+                if (c != '\\' || k + 1 >= s.length()) {
+                    out.append(c);
+                    continue;
+                }
+                char e = s.charAt(++k);
+                switch (e) {
+                    case 'n': out.append('\n'); break;
+                    case 'r': out.append('\r'); break;
+                    case 't': out.append('\t'); break;
+                    case 'b': out.append('\b'); break;
+                    case 'f': out.append('\f'); break;
+                    case 'u':
+                        out.append((char) Integer.parseInt(s.substring(k + 1, k + 5), 16));
+                        k += 4;
+                        break;
+                    default: out.append(e);
+                }
+            }
+            return out.toString();
+        }
+    }
+
+    /** Per frame: its enter and exit events, its last branch, whether the test body called it. */
+    private static final class FrameInfo {
+        int enter = -1, exit = -1, lastBranch = -1;
+        boolean top;
+        int method = -1;
+    }
+
+    /** The events of the test and what each depends on. */
+    private static final class Graph {
+        int n;
+        int[] kind = new int[1024], frameOf = new int[1024], stmt = new int[1024];
+        /** Dependencies: deps[depStart[i] .. depStart[i+1]). */
+        int[] depStart = new int[1025];
+        int[] deps = new int[4096];
+        int depCount;
+        final Map<Long, FrameInfo> frames = new HashMap<>();
+        final LongIntMap reaching = new LongIntMap(); // (kind, a) x b -> defining event
+        /** The DUAs seen: (def statement, use statement) x variable name. */
+        final LongIntMap duas = new LongIntMap();
+        final List<Integer> roots = new ArrayList<>();
+        final Map<String, Integer> names = new HashMap<>();
+        final Scanner sc = new Scanner(names);
+        final Var v1 = new Var(), v2 = new Var();
+
+        void add(Lines line) {
+            if (n == kind.length) grow();
+            int i = n++;
+            depStart[i] = depCount;
+            Scanner s = sc;
+            s.reset(line.buf, line.start, line.end);
+            int k = OTHER, st = -1;
+            long frame = -1, caller = -1, obj = -1;
+            boolean hasCaller = false, length = false;
+            int method = -1;
+            List<Integer> fields = null;
+            Var var = null, from = null;
+            boolean first = true;
+            if (!s.eat('{')) {
+                roots.add(i);
+                finish(i, k, (int) frame, st);
+                return;
+            }
+            do {
+                String key = s.string();
+                s.eat(':');
+                switch (key) {
+                    case "k": {
+                        String kk = s.string();
+                        k = kk.equals("enter") ? ENTER : kk.equals("exit") ? EXIT : kk.equals("def") ? DEF
+                                : kk.equals("use") ? USE : kk.equals("branch") ? BRANCH : kk.equals("alloc") ? ALLOC : OTHER;
+                        break;
+                    }
+                    case "frame": frame = s.number(); break;
+                    case "caller": caller = s.number(); hasCaller = true; break;
+                    case "stmt": st = (int) s.number(); break;
+                    case "method": method = s.name(); break;
+                    case "obj": obj = s.number(); break;
+                    case "length": s.number(); length = true; break;
+                    case "var": s.var(v1); var = v1; break;
+                    case "from": s.var(v2); from = v2; break;
+                    case "uses": {
+                        finishHeader(i, k, frame, st);
+                        first = false;
+                        if (s.eat('[') && !s.eat(']')) {
+                            do {
+                                s.var(v1);
+                                read(i, (int) frame, st, v1);
+                            } while (s.eat(','));
+                            s.eat(']');
+                        }
+                        break;
+                    }
+                    case "fields": {
+                        fields = new ArrayList<>();
+                        if (s.eat('[') && !s.eat(']')) {
+                            do {
+                                s.eat('{');
+                                do {
+                                    String fk = s.string();
+                                    s.eat(':');
+                                    if (fk.equals("field")) fields.add(s.name());
+                                    else s.skip();
+                                } while (s.eat(','));
+                                s.eat('}');
+                            } while (s.eat(','));
+                            s.eat(']');
+                        }
+                        break;
+                    }
+                    default: s.skip();
+                }
+            } while (s.eat(','));
+            if (first) finishHeader(i, k, frame, st);
+            FrameInfo fi = frames.get(frame);
+            switch (k) {
+                case ENTER: {
+                    FrameInfo nf = new FrameInfo();
+                    nf.enter = i;
+                    nf.method = method;
+                    nf.top = !hasCaller;
+                    FrameInfo c = hasCaller ? frames.get(caller) : null;
+                    if (c != null) dep(c.enter);
+                    frames.put(frame, nf);
+                    break;
+                }
+                case EXIT:
+                    if (fi != null) fi.exit = i;
+                    break;
+                case DEF:
+                    if (from != null) read(i, (int) frame, st, from);
+                    if (var != null) put(var, frame, i);
+                    break;
+                case USE:
+                    if (var != null) read(i, (int) frame, st, var);
+                    break;
+                case BRANCH:
+                    if (fi != null) fi.lastBranch = i;
+                    break;
+                case ALLOC:
+                    if (fields != null) for (int f : fields) reaching.put(K_FIELD, obj, f, i);
+                    if (length) reaching.put(K_ARRAY, obj, 0, i);
+                    break;
+                default:
+                    roots.add(i); // a record this compactor does not know: kept
+                    break;
+            }
+            depStart[i + 1] = depCount;
+        }
+
+        private void finishHeader(int i, int k, long frame, int st) {
+            kind[i] = k;
+            frameOf[i] = (int) frame;
+            stmt[i] = st;
+            FrameInfo fi = frames.get(frame);
+            if (fi != null && k != ENTER) dep(fi.enter);
+        }
+
+        private void finish(int i, int k, int frame, int st) {
+            kind[i] = k;
+            frameOf[i] = frame;
+            stmt[i] = st;
+            depStart[i + 1] = depCount;
+        }
+
+        private void grow() {
+            int m = kind.length * 2;
+            kind = java.util.Arrays.copyOf(kind, m);
+            frameOf = java.util.Arrays.copyOf(frameOf, m);
+            stmt = java.util.Arrays.copyOf(stmt, m);
+            depStart = java.util.Arrays.copyOf(depStart, m + 1);
+        }
+
+        private void dep(int d) {
+            if (d < 0) return;
+            if (depCount == deps.length) deps = java.util.Arrays.copyOf(deps, deps.length * 2);
+            deps[depCount++] = d;
+        }
+
+        private void put(Var v, long frame, int i) {
+            long a = v.kind == K_LOCAL && !v.explicitFrame ? frame : v.a;
+            long b = v.kind == K_LOCAL || v.kind == K_FIELD || v.kind == K_STATIC ? v.nameId : v.b;
+            if (v.kind == K_STATIC) a = 0;
+            if (v.kind >= 0) reaching.put(v.kind, a, b, i);
+        }
+
+        /** A read of variable v by event i: its reaching definition is a dependency, a new DUA a root. */
+        private void read(int i, int frame, int st, Var v) {
+            if (v.kind < 0) return;
+            if (v.explicitFrame || v.kind == K_RET) {
+                FrameInfo o = frames.get(v.a);
+                if (o != null) dep(o.enter);
+            }
+            long a = v.kind == K_LOCAL && !v.explicitFrame ? frame : v.a;
+            long b = v.kind == K_LOCAL || v.kind == K_FIELD || v.kind == K_STATIC ? v.nameId : v.b;
+            if (v.kind == K_STATIC) a = 0;
+            int r = reaching.get(v.kind, a, b);
+            if (r < 0 && v.kind == 4) r = reaching.get(K_ARRAY, v.a, 0);
+            if (r < 0) return;
+            dep(r);
+            // the DUA (def statement, use statement, variable name)
+            long name;
+            if (v.kind == K_RET) {
+                FrameInfo f = frames.get(v.a);
+                name = f == null ? -2 : f.method;
+                name = (name << 3) | K_RET;
+            } else {
+                name = ((long) v.nameId << 3) | (v.kind == 4 ? 4 : 1);
+            }
+            long pair = ((long) stmt[r] << 32) | (st & 0xffffffffL);
+            if (duas.get(1, pair, name) < 0) {
+                duas.put(1, pair, name, i);
+                roots.add(i);
+            }
+        }
+
+        boolean[] keep() {
+            for (FrameInfo f : frames.values()) {
+                if (f.top) {
+                    roots.add(f.enter);
+                    if (f.exit >= 0) roots.add(f.exit);
+                }
+                if (f.exit < 0) {
+                    roots.add(f.enter);
+                    if (f.lastBranch >= 0) roots.add(f.lastBranch);
+                }
+            }
+            reaching.forEach((kind, a, b, event) -> {
+                if (kind == K_LOCAL) {
+                    FrameInfo f = frames.get(a);
+                    if (f == null || f.exit < 0) roots.add(event);
+                } else if (kind == K_RET) {
+                    FrameInfo f = frames.get(a);
+                    if (f == null || f.exit < 0 || f.exit >= n - TAIL) roots.add(event);
+                } else roots.add(event);
+            });
+            for (int i = Math.max(0, n - TAIL); i < n; i++) roots.add(i);
+            boolean[] keep = new boolean[n];
+            int[] work = new int[Math.max(16, roots.size())];
+            int top = 0;
+            for (int r : roots) work[top++] = r;
+            while (top > 0) {
+                int i = work[--top];
+                if (i < 0 || i >= n || keep[i]) continue;
+                keep[i] = true;
+                int more = depStart[i + 1] - depStart[i] + 2;
+                if (top + more > work.length) work = java.util.Arrays.copyOf(work, Math.max(work.length * 2, top + more));
+                for (int d = depStart[i]; d < depStart[i + 1]; d++) if (!keep[deps[d]]) work[top++] = deps[d];
+                if (kind[i] == ENTER || kind[i] == EXIT) {
+                    // a frame is kept whole: its enter and its exit
+                    FrameInfo f = frames.get((long) frameOf[i]);
+                    if (f != null) {
+                        if (f.enter >= 0 && !keep[f.enter]) work[top++] = f.enter;
+                        if (f.exit >= 0 && !keep[f.exit]) work[top++] = f.exit;
+                    }
+                }
+            }
+            return keep;
+        }
+    }
+
+    /** (kind, a, b) -> int, open addressing over plain arrays. */
+    private static final class LongIntMap {
+        private long[] ka = new long[1 << 12], kb = new long[1 << 12];
+        private int[] vals = new int[1 << 12];
+        private int size;
+
+        interface Each {
+            void accept(long kind, long a, long b, int value);
+        }
+
+        private static long hash(long ka, long kb) {
+            long h = ka * 0x9E3779B97F4A7C15L ^ kb * 0xC2B2AE3D27D4EB4FL;
+            return h ^ (h >>> 29);
+        }
+
+        private static long pack(long kind, long a) {
+            return (kind << 56) ^ (a + 1);
+        }
+
+        int get(long kind, long a, long b) {
+            long x = pack(kind, a);
+            int mask = ka.length - 1;
+            for (int h = (int) hash(x, b) & mask; ; h = (h + 1) & mask) {
+                if (ka[h] == 0) return -1;
+                if (ka[h] == x && kb[h] == b) return vals[h];
+            }
+        }
+
+        void put(long kind, long a, long b, int v) {
+            if ((size + 1) * 2 > ka.length) rehash();
+            long x = pack(kind, a);
+            int mask = ka.length - 1;
+            int h = (int) hash(x, b) & mask;
+            while (ka[h] != 0 && !(ka[h] == x && kb[h] == b)) h = (h + 1) & mask;
+            if (ka[h] == 0) size++;
+            ka[h] = x;
+            kb[h] = b;
+            vals[h] = v;
+        }
+
+        void forEach(Each e) {
+            for (int h = 0; h < ka.length; h++)
+                if (ka[h] != 0) e.accept(ka[h] >>> 56, (ka[h] & ((1L << 56) - 1)) - 1, kb[h], vals[h]);
+        }
+
+        private void rehash() {
+            long[] oa = ka, ob = kb;
+            int[] ov = vals;
+            ka = new long[oa.length * 2];
+            kb = new long[oa.length * 2];
+            vals = new int[oa.length * 2];
+            int mask = ka.length - 1;
+            for (int i = 0; i < oa.length; i++) {
+                if (oa[i] == 0) continue;
+                int h = (int) hash(oa[i], ob[i]) & mask;
+                while (ka[h] != 0) h = (h + 1) & mask;
+                ka[h] = oa[i];
+                kb[h] = ob[i];
+                vals[h] = ov[i];
+            }
+        }
+    }
+}

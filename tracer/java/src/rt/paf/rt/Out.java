@@ -1,0 +1,251 @@
+package paf.rt;
+
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.IOException;
+
+/**
+ * A JSON Lines file written through one pre-allocated byte buffer, one whole record at a time.
+ *
+ * <p>A record is started with {@link #mark}, appended to, and either committed ({@link #commit}:
+ * its line end is written) or rolled back ({@link #rollback}): nothing of a rolled-back record
+ * ever reaches the file. Only complete records are written out, with
+ * {@link FileOutputStream#write(byte[], int, int)}, whose native write either happens entirely or
+ * not at all when the stack overflows at the call; every state change after a call is a plain
+ * field store. So a {@code StackOverflowError} or {@code OutOfMemoryError} raised anywhere while
+ * a record is built leaves the file and this object consistent (docs/java.md, "Failures inside
+ * the agent").
+ */
+final class Out {
+    private byte[] buf;
+    private int pos;
+    /** Start of the record being built (relative to buf). */
+    private int recStart;
+    /** Bytes of the file before buf[0]. */
+    private long fileOffset;
+    private final FileOutputStream fos;
+    private final File file;
+
+    Out(File file, boolean append, int capacity) throws IOException {
+        this.file = file;
+        this.fos = new FileOutputStream(file, append);
+        this.fileOffset = append ? file.length() : 0;
+        this.buf = new byte[capacity];
+    }
+
+    File file() {
+        return file;
+    }
+
+    /** Absolute position of the next byte (file bytes plus buffered ones). */
+    long position() {
+        return fileOffset + pos;
+    }
+
+    /** Starts a record; returns its absolute start for {@link #rollback}. */
+    long mark() {
+        recStart = pos;
+        return fileOffset + pos;
+    }
+
+    /** Forgets the record started at {@code mark} (always still in the buffer). */
+    void rollback(long mark) {
+        int p = (int) (mark - fileOffset);
+        if (p >= 0 && p <= pos) pos = p;
+        recStart = pos;
+    }
+
+    /** Ends the record with its line end. */
+    void commit() {
+        ensure(1);
+        buf[pos++] = '\n';
+        recStart = pos;
+    }
+
+    /** Whether the buffer is full enough to be written out at the next record boundary. */
+    boolean due() {
+        return pos > (buf.length >> 1) + (buf.length >> 2);
+    }
+
+    /** Writes every complete record to the file. Call between records. */
+    void flush() throws IOException {
+        int n = recStart;
+        if (n == 0) return;
+        fos.write(buf, 0, n); // all or nothing (see the class comment)
+        // the state first: should the copy below fail, the record in progress is rolled back
+        // to position 0 by its caller, and nothing written is written twice
+        int rest = pos - n;
+        fileOffset += n;
+        recStart = 0;
+        pos = rest;
+        if (rest > 0) System.arraycopy(buf, n, buf, 0, rest);
+    }
+
+    /** Makes room for n more bytes of the current record. */
+    private void ensure(int n) {
+        if (pos + n <= buf.length) return;
+        try {
+            flush(); // the complete records before this one
+        } catch (IOException e) {
+            R.ioError(e);
+        }
+        if (pos + n <= buf.length) return;
+        byte[] b = new byte[Math.max(buf.length * 2, pos + n + 1024)];
+        System.arraycopy(buf, 0, b, 0, pos);
+        buf = b;
+    }
+
+    /**
+     * Cuts the file back to {@code at} (absolute), which must be a record boundary: for a class
+     * initializer's rolled-back events and for compaction.
+     */
+    void truncate(long at) throws IOException {
+        if (at >= fileOffset) {
+            pos = (int) (at - fileOffset);
+            recStart = pos;
+            return;
+        }
+        flush();
+        fos.getChannel().truncate(at);
+        fileOffset = at;
+        pos = 0;
+        recStart = 0;
+    }
+
+    /** Appends bytes (after a {@link #truncate}, for compaction's rewrite). */
+    void appendRaw(byte[] b, int off, int len) throws IOException {
+        if (pos != recStart) throw new IllegalStateException("appendRaw inside a record");
+        flush();
+        fos.write(b, off, len);
+        fileOffset += len;
+    }
+
+    void close() throws IOException {
+        flush();
+        fos.close();
+    }
+
+    // ---- appenders (no allocation unless the record outgrows the buffer) ----
+
+    Out b(char c) {
+        ensure(1);
+        buf[pos++] = (byte) c;
+        return this;
+    }
+
+    /** Appends ASCII text verbatim (record syntax, never user data). */
+    Out a(String s) {
+        int n = s.length();
+        ensure(n);
+        for (int i = 0; i < n; i++) buf[pos++] = (byte) s.charAt(i);
+        return this;
+    }
+
+    /** Appends pre-encoded bytes (an interned name's JSON literal). */
+    Out raw(byte[] b) {
+        ensure(b.length);
+        System.arraycopy(b, 0, buf, pos, b.length);
+        pos += b.length;
+        return this;
+    }
+
+    Out num(long v) {
+        ensure(20);
+        if (v == Long.MIN_VALUE) return a("-9223372036854775808");
+        if (v < 0) {
+            buf[pos++] = '-';
+            v = -v;
+        }
+        if (v == 0) {
+            buf[pos++] = '0';
+            return this;
+        }
+        int start = pos;
+        while (v > 0) {
+            buf[pos++] = (byte) ('0' + (v % 10));
+            v /= 10;
+        }
+        for (int i = start, j = pos - 1; i < j; i++, j--) {
+            byte t = buf[i];
+            buf[i] = buf[j];
+            buf[j] = t;
+        }
+        return this;
+    }
+
+    /** Appends a JSON string literal of s, UTF-8 (lone surrogates escaped). */
+    Out str(String s) {
+        if (s == null) return a("null");
+        int n = s.length();
+        ensure(n * 3 + 2);
+        buf[pos++] = '"';
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                ensure(2 + (n - i) * 3);
+                buf[pos++] = '\\';
+                buf[pos++] = (byte) c;
+            } else if (c < 0x20) {
+                ensure(6 + (n - i) * 3);
+                buf[pos++] = '\\';
+                buf[pos++] = 'u';
+                buf[pos++] = '0';
+                buf[pos++] = '0';
+                buf[pos++] = (byte) "0123456789abcdef".charAt(c >> 4);
+                buf[pos++] = (byte) "0123456789abcdef".charAt(c & 15);
+            } else if (c < 0x80) {
+                buf[pos++] = (byte) c;
+            } else if (c < 0x800) {
+                buf[pos++] = (byte) (0xc0 | (c >> 6));
+                buf[pos++] = (byte) (0x80 | (c & 0x3f));
+            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                int cp = Character.toCodePoint(c, s.charAt(++i));
+                buf[pos++] = (byte) (0xf0 | (cp >> 18));
+                buf[pos++] = (byte) (0x80 | ((cp >> 12) & 0x3f));
+                buf[pos++] = (byte) (0x80 | ((cp >> 6) & 0x3f));
+                buf[pos++] = (byte) (0x80 | (cp & 0x3f));
+            } else if (Character.isSurrogate(c)) {
+                ensure(6 + (n - i) * 3);
+                buf[pos++] = '\\';
+                buf[pos++] = 'u';
+                for (int k = 12; k >= 0; k -= 4) buf[pos++] = (byte) "0123456789abcdef".charAt((c >> k) & 15);
+            } else {
+                buf[pos++] = (byte) (0xe0 | (c >> 12));
+                buf[pos++] = (byte) (0x80 | ((c >> 6) & 0x3f));
+                buf[pos++] = (byte) (0x80 | (c & 0x3f));
+            }
+        }
+        buf[pos++] = '"';
+        return this;
+    }
+
+    /** The JSON string literal of s as UTF-8 bytes (for names encoded once). */
+    static byte[] literal(String s) {
+        return quote(s).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** JSON string literal (control characters and lone surrogates escaped). */
+    static String quote(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 2);
+        b.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"': b.append("\\\""); break;
+                case '\\': b.append("\\\\"); break;
+                case '\n': b.append("\\n"); break;
+                case '\r': b.append("\\r"); break;
+                case '\t': b.append("\\t"); break;
+                default:
+                    if (c < 0x20 || Character.isSurrogate(c)) {
+                        if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                            b.append(c).append(s.charAt(++i));
+                        } else {
+                            b.append(String.format("\\u%04x", (int) c));
+                        }
+                    } else b.append(c);
+            }
+        }
+        return b.append('"').toString();
+    }
+}

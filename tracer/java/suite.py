@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Traces one prepared real Randoop suite (a directory laid out as /work/suites/README.txt
+describes: classes/, test-classes/, tests.txt, info.txt, optional extra-cp.txt and jvm-opts.txt)
+with `paf trace java`, checks the bundle with `paf validate` and ranks it, and prints the figures
+docs/java.md reports: tests, events, bundle size, trace time against a plain JUnit run of the
+same classes, and how many failing tests end in a flow-set with a traced origin.
+
+usage: suite.py SUITE_DIR OUTDIR [--paf PAF] [--runs N] [--include PKG] [--sourcepath DIRS]
+                [--json FILE]
+No third-party code is copied anywhere: the suite is read where it is, the bundle goes to OUTDIR.
+"""
+import argparse
+import glob
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+DEBIAN = "/usr/share/java"
+
+
+def read_lines(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [l.strip() for l in f if l.strip() and not l.startswith("#")]
+
+
+def include_of(info):
+    for line in read_lines(info):
+        if line.startswith("package prefix (--include):"):
+            return line.split(":", 1)[1].split()[0]
+    sys.exit("suite.py: %s names no package prefix; pass --include" % info)
+
+
+def sourcepath_of(suite):
+    found = [d for d in (os.path.join(suite, "src", "src", "main", "java"),
+                         os.path.join(suite, "src", "lib", "src", "main", "java")) if os.path.isdir(d)]
+    found += sorted(glob.glob(os.path.join(suite, "..", "_src", "*", "src", "main", "java")))
+    return ":".join(os.path.abspath(d) for d in found)
+
+
+def timed(cmd, **kw):
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, **kw)
+    return time.monotonic() - t0, p
+
+
+def size(path):
+    total = 0
+    for root, _, files in os.walk(path):
+        for f in files:
+            total += os.path.getsize(os.path.join(root, f))
+    return total
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("suite")
+    ap.add_argument("out")
+    ap.add_argument("--paf", default=os.path.join(ROOT, "target", "release", "paf"))
+    ap.add_argument("--runs", type=int, default=3, help="runs of each timing (the median is reported)")
+    ap.add_argument("--include")
+    ap.add_argument("--sourcepath")
+    ap.add_argument("--json", help="also write the figures to this file")
+    a = ap.parse_args()
+    suite = os.path.abspath(a.suite)
+    name = os.path.basename(suite.rstrip("/"))
+    os.makedirs(a.out, exist_ok=True)
+    tests = read_lines(os.path.join(suite, "tests.txt"))
+    extra = read_lines(os.path.join(suite, "extra-cp.txt"))
+    jvm = " ".join(read_lines(os.path.join(suite, "jvm-opts.txt"))).split()
+    cp = ":".join([os.path.join(suite, "classes"), os.path.join(suite, "test-classes")] + extra)
+    include = a.include or include_of(os.path.join(suite, "info.txt"))
+    sourcepath = a.sourcepath if a.sourcepath is not None else sourcepath_of(suite)
+
+    junit = "%s/junit4.jar:%s/hamcrest-core.jar" % (DEBIAN, DEBIAN)
+    plain_cmd = ["java"] + jvm + ["-XX:-OmitStackTraceInFastThrow", "-cp", cp + ":" + junit,
+                                  "org.junit.runner.JUnitCore"] + tests
+    plain, plain_out = [], None
+    for _ in range(a.runs):
+        t, p = timed(plain_cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        plain.append(t)
+        plain_out = p.stdout
+    plain_summary = [l for l in plain_out.splitlines() if l.startswith("Tests run") or l.startswith("OK (")]
+
+    bundle = os.path.join(a.out, name)
+    trace_cmd = [a.paf, "trace", "java", "--quiet", "--classpath", cp, "--include", include,
+                 "--tests", ",".join(tests), "-o", bundle]
+    if sourcepath:
+        trace_cmd += ["--sourcepath", sourcepath]
+    for j in jvm:
+        trace_cmd += ["--jvm-arg", j]
+    traced = []
+    for _ in range(a.runs):
+        t, p = timed(trace_cmd, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            sys.exit("suite.py: paf trace java failed (%d):\n%s" % (p.returncode, p.stderr))
+        traced.append(t)
+        trace_err = p.stderr
+    manifest = json.load(open(os.path.join(bundle, "manifest.json")))
+    v = subprocess.run([a.paf, "validate", bundle], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    rank_path = os.path.join(a.out, name + ".rank.json")
+    t_rank, r = timed([a.paf, "rank", bundle, "--format", "json", "-o", rank_path],
+                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        sys.exit("suite.py: paf rank failed:\n" + r.stdout)
+    d = json.load(open(rank_path))
+    failing = d["summary"]["failing"]
+    traced_origin = sum(len(fs["tests"]) for fs in d["flow_sets"]
+                        if all(not (o["origin"] or {}).get("untraced") for o in fs["crash"]["origins"]))
+    reasons = {}
+    for u in d["unanalyzed"]:
+        key = u["reason"].split(":")[0]
+        reasons[key] = reasons.get(key, 0) + 1
+    static = 0
+    for f in ("static-duas.jsonl", "static-duas.jsonl.gz"):
+        p = os.path.join(bundle, f)
+        if os.path.exists(p):
+            static = sum(1 for _ in (__import__("gzip").open(p, "rt") if f.endswith(".gz") else open(p)))
+    fig = {
+        "suite": name,
+        "include": include,
+        "tests": d["summary"]["tests"],
+        "failing": failing,
+        "events": d["summary"]["events"],
+        "bundle_bytes": size(bundle),
+        "plain_s": round(statistics.median(plain), 2),
+        "trace_s": round(statistics.median(traced), 2),
+        "supervisor_s": round(manifest["java"]["wall_ms"] / 1000, 2),
+        "jvms": manifest["java"]["jvms"],
+        "classes_instrumented": manifest["java"]["classes_instrumented"],
+        "instrumentation_errors": len(manifest["java"]["instrumentation_errors"]),
+        "static_duas": static,
+        "validate": v.stdout.strip().splitlines()[-1],
+        "flow_sets": d["summary"]["flow_sets"],
+        "failing_in_flow_set_with_traced_origin": traced_origin,
+        "unanalyzed": reasons,
+        "rank_s": round(t_rank, 2),
+        "plain_junit": plain_summary,
+        "tracer_summary": [l for l in trace_err.splitlines() if l.startswith("paf trace:")],
+    }
+    print(json.dumps(fig, indent=1))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(fig, f, indent=1)
+    if v.returncode != 0:
+        sys.exit("suite.py: paf validate rejects the bundle:\n" + v.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -649,6 +649,15 @@ fn the_library_suite_matches_its_goldens_and_the_documented_plot() {
     let (code, out, err) = paf(&["localize", LIBRARY]);
     assert_eq!((code, err.as_str()), (0, ""), "localize");
     check("testdata/eval/golden/library-localize.txt", &out);
+    // An 80-column terminal: columns give way in the documented order, prose wraps.
+    let (code, out, err) = paf(&["eval", LIBRARY, "--truth", LIBRARY_TRUTH, "--width", "80"]);
+    assert_eq!((code, err.as_str()), (0, ""), "eval --width 80");
+    assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
+    check("testdata/eval/golden/library-80.txt", &out);
+    let (code, out, err) = paf(&["localize", LIBRARY, "--width", "80"]);
+    assert_eq!((code, err.as_str()), (0, ""), "localize --width 80");
+    assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
+    check("testdata/eval/golden/library-localize-80.txt", &out);
 }
 
 /// The flow-set rank of each test of `paf rank`'s `tests`, with `flags`.

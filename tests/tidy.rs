@@ -265,6 +265,8 @@ fn no_orphan_golden_file() {
             "library.json",
             "library.csv",
             "library-localize.txt",
+            "library-80.txt",
+            "library-localize-80.txt",
         ]
         .contains(&file.as_str())
         {

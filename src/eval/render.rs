@@ -2,10 +2,9 @@
 //! by side), JSON (`paf.eval/1`) and CSV; and of `paf localize`'s [`Localization`]
 //! (`paf.localize/1`). They only format; every number is in the report.
 
-use comfy_table::{ContentArrangement, Table, presets};
-
 use super::sbfl::{Formula, Localization, Score};
 use super::{ClusterParams, ClusteringEval, Count, EvalReport, RankingEval, Weighting};
+use crate::report::layout::{self, Column, TableStyle};
 
 /// The `paf.eval/1` JSON document, pretty-printed, with a final newline.
 pub fn json(report: &EvalReport) -> String {
@@ -14,15 +13,58 @@ pub fn json(report: &EvalReport) -> String {
     out
 }
 
-fn new_table(header: &[&str]) -> Table {
-    let mut table = Table::new();
-    // No wrapping to the terminal's width: the same report prints the same bytes everywhere.
-    table
-        .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(header.to_vec());
-    table
+/// A table laid out for `style` (docs/formats.md: sized to the terminal, as wide as its content
+/// in a pipe or a file), a newline, and a line naming the columns left out for the width.
+fn fitted(columns: &[Column], rows: Vec<Vec<String>>, style: TableStyle) -> String {
+    let f = layout::fit(columns, rows, style);
+    let mut out = f.table.to_string();
+    out.push('\n');
+    if !f.hidden.is_empty() {
+        let note = format!(
+            "({} left out to fit {} columns; --format json has everything)",
+            f.hidden.join(", "),
+            style.width.unwrap_or_default()
+        );
+        out.push_str(&layout::prose(&note, "", style));
+    }
+    out
 }
+
+/// The rankings' columns, in the order they give way to a narrow terminal: the share of false
+/// alarms, the undetected faults, the unit, the first detections, recall, n (shrinking where
+/// their cells can wrap, then left out); APFD wraps its range. The ranking's name, APFD, the
+/// alarms and their precision stay.
+const RANKING_COLUMNS: [Column; 10] = [
+    Column::fixed("Ranking"),
+    Column::hides("Unit", 3),
+    Column::hides("n", 6),
+    Column::shrinks("APFD", 13, 7),
+    Column::shrinks("First (TF)", 10, 4),
+    Column::shrinks("Undetected", 10, 2),
+    Column::fixed("True / Alarms"),
+    Column::fixed("Precision"),
+    Column::hides("Recall", 5),
+    Column::shrinks("False-alarm share", 6, 1),
+];
+
+const CLUSTERING_COLUMNS: [Column; 4] = [
+    Column::shrinks("Clustering", 16, 1),
+    Column::fixed("F-measure"),
+    Column::fixed("Clusters"),
+    Column::fixed("Purity"),
+];
+
+/// The lines' columns: the method wraps first, then the location.
+const LOCALIZATION_COLUMNS: [Column; 8] = [
+    Column::shrinks("Line", 16, 2),
+    Column::shrinks("Method", 16, 1),
+    Column::fixed("e_f"),
+    Column::fixed("e_p"),
+    Column::fixed("Ochiai"),
+    Column::fixed("Rank"),
+    Column::fixed("DStar"),
+    Column::fixed("Rank"),
+];
 
 fn fixed(v: f64) -> String {
     format!("{v:.3}")
@@ -97,16 +139,47 @@ fn clustering_name(c: &ClusteringEval) -> String {
 }
 
 /// The terminal tables: rankings (APFD and alarms), then clusterings, then how to read them.
-pub fn table(report: &EvalReport) -> String {
-    let mut out = heading(report);
+pub fn table(report: &EvalReport, style: TableStyle) -> String {
+    let mut out = wrapped(&heading(report), style);
     if !report.rankings.is_empty() {
-        out.push_str(&rankings_table(&report.rankings));
+        out.push_str(&rankings_table(&report.rankings, style));
     }
     if !report.clusterings.is_empty() {
-        out.push_str(&clusterings_table(report));
+        out.push_str(&clusterings_table(report, style));
     }
-    out.push_str(&legend(report));
+    let legend = legend(report);
+    out.push_str(&match style.width {
+        Some(_) => wrapped(&paragraphs(&legend), style),
+        None => legend,
+    });
     out
+}
+
+/// The legend's lines joined into paragraphs: a line that starts in lower case continues the
+/// sentence above it (the legend is written broken at about 100 columns).
+fn paragraphs(text: &str) -> String {
+    let mut out = String::new();
+    let mut after_text = false;
+    for line in text.lines() {
+        if after_text && line.starts_with(|c: char| c.is_ascii_lowercase()) {
+            out.pop();
+            out.push(' ');
+        }
+        out.push_str(line);
+        out.push('\n');
+        after_text = !line.is_empty();
+    }
+    out
+}
+
+/// Each line of `text` wrapped to the style's width (continuations indented by two spaces).
+fn wrapped(text: &str, style: TableStyle) -> String {
+    if style.width.is_none() {
+        return text.to_string();
+    }
+    text.lines()
+        .map(|line| layout::prose(line, "  ", style))
+        .collect()
 }
 
 /// What was evaluated, against which truth, with which seed.
@@ -161,26 +234,11 @@ fn heading(report: &EvalReport) -> String {
 }
 
 /// The rankings' table, after a blank line and its title.
-fn rankings_table(rankings: &[RankingEval]) -> String {
+fn rankings_table(rankings: &[RankingEval], style: TableStyle) -> String {
     let mut out =
         "\nPrioritization (APFD, PAF Eq. 2 and Figure 5) and alarms (PAF Table 6)\n".to_string();
-    let mut t = new_table(&[
-        "Ranking",
-        "Unit",
-        "n",
-        "APFD",
-        "First (TF)",
-        "Undetected",
-        "True / Alarms",
-        "Precision",
-        "Recall",
-        "False-alarm share",
-    ]);
-    for r in rankings {
-        t.add_row(ranking_row(r));
-    }
-    out.push_str(&t.to_string());
-    out.push('\n');
+    let rows = rankings.iter().map(ranking_row).collect();
+    out.push_str(&fitted(&RANKING_COLUMNS, rows, style));
     out
 }
 
@@ -214,30 +272,32 @@ fn ranking_row(r: &RankingEval) -> Vec<String> {
 }
 
 /// The clusterings' table with the optimal clustering last, after a blank line and its title.
-fn clusterings_table(report: &EvalReport) -> String {
+fn clusterings_table(report: &EvalReport, style: TableStyle) -> String {
     let mut out =
         "\nClustering of the fault-revealing tests (F-measure, PAF Table 5)\n".to_string();
     if report.truth.revealing_tests == 0 {
         out.push_str("no fault-revealing test: nothing to measure\n");
         return out;
     }
-    let mut t = new_table(&["Clustering", "F-measure", "Clusters", "Purity"]);
-    for c in &report.clusterings {
-        t.add_row(vec![
-            clustering_name(c),
-            opt(c.f_measure.value),
-            c.f_measure.clusters.to_string(),
-            opt(c.f_measure.purity),
-        ]);
-    }
-    t.add_row(vec![
+    let mut rows: Vec<Vec<String>> = report
+        .clusterings
+        .iter()
+        .map(|c| {
+            vec![
+                clustering_name(c),
+                opt(c.f_measure.value),
+                c.f_measure.clusters.to_string(),
+                opt(c.f_measure.purity),
+            ]
+        })
+        .collect();
+    rows.push(vec![
         "optimal (one cluster per fault)".to_string(),
         fixed(1.0),
         report.truth.true_clusters.to_string(),
         fixed(1.0),
     ]);
-    out.push_str(&t.to_string());
-    out.push('\n');
+    out.push_str(&fitted(&CLUSTERING_COLUMNS, rows, style));
     out
 }
 
@@ -374,7 +434,7 @@ pub fn csv(report: &EvalReport) -> String {
 
 /// `paf localize`'s report as a table: the lines in the report's order with their spectra,
 /// scores and ranks under both formulas.
-pub fn localization_table(l: &Localization) -> String {
+pub fn localization_table(l: &Localization, style: TableStyle) -> String {
     let mut out = format!("paf localize: bundle {}\n", l.bundle);
     if let Some(subject) = &l.subject {
         out.push_str(&format!("subject: {subject}\n"));
@@ -390,27 +450,30 @@ pub fn localization_table(l: &Localization) -> String {
         crate::words::counted(l.candidates, "line"),
         l.lines.len()
     ));
-    let mut t = new_table(&[
-        "Line", "Method", "e_f", "e_p", "Ochiai", "Rank", "DStar", "Rank",
-    ]);
-    for s in &l.lines {
-        t.add_row(vec![
-            format!("{}:{}", s.file, s.line),
-            s.method.clone(),
-            s.ef.to_string(),
-            s.ep.to_string(),
-            format!("{:.4}", s.ochiai),
-            s.ochiai_rank.to_string(),
-            score(s.dstar),
-            s.dstar_rank.to_string(),
-        ]);
-    }
-    out.push_str(&t.to_string());
-    out.push_str("\n\ne_f, e_p: failing and passing tests covering the line. Ochiai = e_f / sqrt(F (e_f + e_p));\n");
-    out.push_str(
-        "DStar = e_f^2 / (e_p + n_f) (inf: every failing test and no passing test covers it).\n",
-    );
-    out.push_str("Rank: 1 + the lines scoring strictly higher (tied lines share the best rank).\n");
+    let rows = l
+        .lines
+        .iter()
+        .map(|s| {
+            vec![
+                format!("{}:{}", s.file, s.line),
+                s.method.clone(),
+                s.ef.to_string(),
+                s.ep.to_string(),
+                format!("{:.4}", s.ochiai),
+                s.ochiai_rank.to_string(),
+                score(s.dstar),
+                s.dstar_rank.to_string(),
+            ]
+        })
+        .collect();
+    let mut out = wrapped(&out, style);
+    out.push_str(&fitted(&LOCALIZATION_COLUMNS, rows, style));
+    out.push_str(&wrapped(
+        "\ne_f, e_p: failing and passing tests covering the line. Ochiai = e_f / sqrt(F (e_f + e_p));\n\
+         DStar = e_f^2 / (e_p + n_f) (inf: every failing test and no passing test covers it).\n\
+         Rank: 1 + the lines scoring strictly higher (tied lines share the best rank).\n",
+        style,
+    ));
     out
 }
 

@@ -35,6 +35,9 @@ compile motivating
   --tests org.example.ProjectEntryTest --sourcepath "$TD/motivating/src" -o "$OUT/motivating"
 "$PAF" rank "$OUT/motivating" --format json > "$OUT/motivating.rank.json"
 $CHECK motivating "$OUT/motivating.rank.json" static
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["source_roots"]; assert r == [sys.argv[2]], r' \
+  "$OUT/motivating/manifest.json" "$(realpath --relative-to=. "$TD/motivating/src" | grep -v '^\.\.' || echo "$TD/motivating/src")" \
+  && echo "ok: the manifest records --sourcepath as source_roots"
 "$PAF" rank "$TD/motivating/bundle" --format json > "$OUT/motivating.committed.rank.json"
 $CHECK motivating "$OUT/motivating.committed.rank.json" >/dev/null && echo "ok: the committed bundle testdata/java/motivating/bundle ranks the same"
 

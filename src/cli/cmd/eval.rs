@@ -5,12 +5,14 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 
+use super::super::args::TableArgs;
 use super::super::{CliError, exit, output};
 use crate::engine::Options;
 use crate::eval::input;
 use crate::eval::metrics::Weighting;
 use crate::eval::{self, EvalError, EvalReport, Settings, plot, render};
 use crate::ranking::DEFAULT_SEED;
+use crate::report::layout::TableStyle;
 use crate::trace::{Bundle, Problem};
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +57,8 @@ pub struct EvalArgs {
     /// Random orders measured for the random baseline and within JCrasher's and Daikon's groups.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub runs: usize,
+    #[command(flatten)]
+    pub table: TableArgs,
     /// Write the output to FILE instead of standard output.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -76,6 +80,8 @@ pub struct EvalConfig {
     pub subject: Subject,
     pub truth: PathBuf,
     pub format: EvalFormat,
+    /// How the table is drawn (the terminal's width, ASCII or UTF-8).
+    pub style: TableStyle,
     pub plot: Option<PathBuf>,
     pub strict: bool,
     pub settings: Settings,
@@ -111,6 +117,7 @@ impl EvalConfig {
             subject,
             truth: a.truth,
             format: a.format,
+            style: a.table.style(a.output.is_some()),
             plot: a.plot,
             strict: a.strict,
             settings: Settings {
@@ -160,7 +167,7 @@ impl EvalConfig {
             write_plot(&report, path)?;
         }
         let text = match self.format {
-            EvalFormat::Table => render::table(&report),
+            EvalFormat::Table => render::table(&report, self.style),
             EvalFormat::Json => render::json(&report),
             EvalFormat::Csv => render::csv(&report),
         };

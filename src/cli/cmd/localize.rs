@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::super::args::JobsArg;
+use super::super::args::{JobsArg, TableArgs};
 use super::super::{CliError, exit, output};
 use crate::engine::Options;
 use crate::eval::render;
@@ -33,6 +33,8 @@ pub struct LocalizeArgs {
     pub format: LocalizeFormat,
     #[command(flatten)]
     pub jobs: JobsArg,
+    #[command(flatten)]
+    pub table: TableArgs,
     /// Write the output to FILE instead of standard output.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -50,7 +52,9 @@ pub fn run(a: LocalizeArgs) -> Result<u8, CliError> {
     let name = a.bundle.display().to_string();
     let report = sbfl::localize(&facts, &bundle.tables, &name, a.by, a.top);
     let text = match a.format {
-        LocalizeFormat::Table => render::localization_table(&report),
+        LocalizeFormat::Table => {
+            render::localization_table(&report, a.table.style(a.output.is_some()))
+        }
         LocalizeFormat::Json => render::localization_json(&report),
         LocalizeFormat::Csv => render::localization_csv(&report),
     };

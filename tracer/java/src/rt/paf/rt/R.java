@@ -462,7 +462,8 @@ public final class R {
 
     /**
      * An exception object: type, message, frames (innermost first, cut below the test method, the
-     * agent's own frames left out), the phase it came from when not the test method, and its cause.
+     * agent's own frames left out), the type's superclasses, the phase it came from when not the
+     * test method, and its cause.
      */
     static void exceptionJson(Out o, Throwable t, String tPhase, String testClass, String testMethod, boolean full,
             int depth) {
@@ -484,6 +485,18 @@ public final class R {
         o.str(msg).a(",\"frames\":[");
         if (full) frames(o, t.getStackTrace(), testClass, testMethod);
         o.b(']');
+        if (full) {
+            // the thrown type's superclasses, nearest first, up to Throwable: paf eval's JCrasher
+            // baseline tells errors, checked and runtime exceptions apart by them
+            o.a(",\"superclasses\":[");
+            boolean comma = false;
+            for (Class<?> k = t.getClass().getSuperclass(); k != null && k != Object.class; k = k.getSuperclass()) {
+                if (comma) o.b(',');
+                comma = true;
+                o.str(k.getName());
+            }
+            o.b(']');
+        }
         Throwable c = full && depth < 4 ? t.getCause() : null;
         if (c != null && c != t) {
             o.a(",\"cause\":");

@@ -465,6 +465,7 @@ public final class Supervisor {
         StringBuilder m = new StringBuilder();
         m.append("{\n \"format\": \"paf-trace\",\n \"version\": 1,\n \"producer\": \"paf java agent 0.2 (ASM 9, JUnit 4)\",\n")
                 .append(" \"subject\": ").append(q(subject)).append(",\n")
+                .append(sourceRoots())
                 .append(" \"java\": {\"include\": ").append(q(include)).append(", \"exclude\": ").append(q(exclude))
                 .append(", \"tests\": ").append(q(tests)).append(", \"jvms\": ").append(parts + 1)
                 .append(", \"lost_tests\": ").append(lost).append(", \"classes_instrumented\": ").append(classes)
@@ -546,5 +547,25 @@ public final class Supervisor {
     /** {@code n} and its noun in the number it needs ("1 JVM", "2 JVMs"). */
     static String count(long n, String one, String many) {
         return n + " " + (n == 1 ? one : many);
+    }
+
+    /**
+     * The manifest's {@code source_roots} line (docs/trace-format.md): each {@code --sourcepath}
+     * root relative to the directory paf runs in (taken as the repository root) when it lies
+     * under it, else as given; nothing without {@code --sourcepath}.
+     */
+    static String sourceRoots() {
+        List<String> roots = new ArrayList<>();
+        java.nio.file.Path here = new File("").getAbsoluteFile().toPath().normalize();
+        for (String r : sourcepath.split(File.pathSeparator)) {
+            if (r.isEmpty()) continue;
+            java.nio.file.Path p = new File(r).getAbsoluteFile().toPath().normalize();
+            String shown = p.startsWith(here) && !p.equals(here) ? here.relativize(p).toString() : r;
+            if (!roots.contains(shown)) roots.add(shown);
+        }
+        if (roots.isEmpty()) return "";
+        StringBuilder b = new StringBuilder(" \"source_roots\": [");
+        for (int i = 0; i < roots.size(); i++) b.append(i > 0 ? ", " : "").append(q(roots.get(i)));
+        return b.append("],\n").toString();
     }
 }

@@ -5,10 +5,15 @@
 #    about 20.7 million events, 1.6 GB of JSON Lines) with `paf synth`;
 # 2. times `paf validate` (the parsing floor) and `paf rank` on it RUNS times each (default 3)
 #    and prints the medians and the ratio rank / validate;
-# 3. runs `paf rank` at 1x, 2x, 4x and 8x the passing tests and prints time and peak memory.
+# 3. runs `paf rank` at 1x, 2x, 4x and 8x the passing tests and prints time and peak memory;
+# 4. makes a bundle of one failing and one passing test of millions of events each (at least 5
+#    million by default) and prints `paf validate` and `paf rank` time and peak memory on it.
 # Needs GNU time (/usr/bin/time, Debian package `time`) and about 14 GB free in WORKDIR for the
 # 8x bundle (each bundle is deleted before the next is made). BENCH_FAILING, BENCH_PASSING and
-# BENCH_EVENTS override the sizes. Exits 1 if `rank -j 1` and `rank` print different output.
+# BENCH_EVENTS override the sizes, BENCH_BIG_EVENTS the average events of the two tests of 4
+# (default 7,500,000: 5.1 and 6.8 million with the seed). Exits 1 if `rank -j 1` and `rank`
+# print different output, or if a peak passes BENCH_MEMORY_MIB (default 256). BENCH_SCALES
+# (default "1 2 4 8", must start with 1) chooses the scales of step 3, for a shorter run.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 WORK="${1:-${TMPDIR:-/tmp}/paf-bench}"
@@ -17,6 +22,9 @@ RUNS="${2:-3}"
 FAILING="${BENCH_FAILING:-1462}"
 PASSING="${BENCH_PASSING:-36106}"
 EVENTS="${BENCH_EVENTS:-560}"
+BIG_EVENTS="${BENCH_BIG_EVENTS:-7500000}"
+BOUND_MIB="${BENCH_MEMORY_MIB:-256}"
+SCALES="${BENCH_SCALES:-1 2 4 8}"
 SEED=7
 [ -x /usr/bin/time ] || { echo "bench.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
 cargo build --release --locked --quiet --manifest-path "$ROOT/Cargo.toml"
@@ -70,10 +78,10 @@ else
 fi
 
 echo
-echo "== 3. rank at 1x, 2x, 4x, 8x the passing tests"
+echo "== 3. rank at $(echo "$SCALES" | sed 's/ /x, /g')x the passing tests"
 printf '%-6s %10s %12s %10s %10s %12s\n' scale passing events seconds 'peak MiB' 's per 1M ev'
 base_mem=""
-for k in 1 2 4 8; do
+for k in $SCALES; do
   if [ "$k" = 1 ]; then D="$B"; else D="$WORK/ant2x$k"; synth $((PASSING * k)) "$D" > "$WORK/synth.$k.txt"; fi
   events=$(grep -o '[0-9]* events' "$WORK/synth.txt" | cut -d' ' -f1)
   out=$(measure "$PAF" rank "$D")
@@ -83,5 +91,24 @@ for k in 1 2 4 8; do
   printf '%-6s %10d %12d %10s %10d %12.3f\n' "${k}x" $((PASSING * k)) "$events" "$s" "$m" "$(awk -v s="$s" -v e="$events" 'BEGIN {print s / (e / 1e6)}')"
   [ "$k" = 1 ] || rm -rf "$D"
 done
-echo "peak memory at 8x / 1x: $(awk -v a="$last_mem" -v b="$base_mem" 'BEGIN {printf "%.2f", a / b}') (target: at most 1.5)"
+echo "peak memory at ${k}x / 1x: $(awk -v a="$last_mem" -v b="$base_mem" 'BEGIN {printf "%.2f", a / b}') (target: at most 1.5)"
+peak=$(( rm_ > vm ? rm_ / 1024 : vm / 1024 ))
+peak=$(( last_mem > peak ? last_mem : peak ))
+
+echo
+echo "== 4. one failing and one passing test of millions of events each"
+D="$WORK/big"
+rm -rf "$D"
+"$PAF" synth --failing 1 --passing 1 --events-per-test "$BIG_EVENTS" --seed "$SEED" -o "$D" 2> "$WORK/synth.txt"
+echo "synth: $(cat "$WORK/synth.txt"); $(du -m "$D/tests.jsonl" | cut -f1) MB tests.jsonl"
+echo "events per test: $(grep '"k":"end"' "$D/tests.jsonl" | sed -E 's/.*"outcome":"([a-z]+)".*"events":([0-9]+).*/\1 \2/' | tr '\n' ';')"
+for cmd in validate rank; do
+  out=$(measure "$PAF" "$cmd" "$D")
+  m=$(( ${out#* } / 1024 ))
+  peak=$(( m > peak ? m : peak ))
+  echo "$cmd: ${out% *} s, peak $m MiB"
+done
+rm -rf "$D"
+echo "peak memory of every run above: $peak MiB (bound: $BOUND_MIB MiB)"
+[ "$peak" -le "$BOUND_MIB" ] || { echo "bench.sh: peak memory $peak MiB is over $BOUND_MIB MiB" >&2; exit 1; }
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

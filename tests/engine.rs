@@ -34,12 +34,7 @@ fn reference(bundle: &Bundle, options: &Options) -> Analysis {
             }
             Outcome::Fail => {
                 duas.add_failing(&replay.duas());
-                match analysis::analyze_failure(
-                    &test,
-                    &replay,
-                    reader.statements(),
-                    reader.symbols(),
-                ) {
+                match analysis::analyze_failure(&test, reader.statements(), reader.symbols()) {
                     Ok(f) => failures.push(f),
                     Err(reason) => unanalyzed.push(Unanalyzed {
                         test: test.index,

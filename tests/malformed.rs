@@ -67,6 +67,11 @@ fn every_malformed_bundle_is_rejected_with_its_expected_messages() {
         "empty-bundle",
         "non-utf8",
         "several-problems",
+        // Issue 13: a read error of a compressed small file ends it (it looped forever), and a
+        // line longer than the limit is a problem of its line (it was held whole).
+        "truncated-statements-gz",
+        "truncated-static-duas-zst",
+        "overlong-line-zst",
     ] {
         assert!(
             names.iter().any(|n| n == required),
@@ -164,5 +169,74 @@ fn gzip_bundle_ranks_like_the_plain_bundle() {
         assert_eq!(want.0, 0, "plain bundle: {}", want.2);
         assert!(!want.1.is_empty());
         assert_eq!(got, want, "--format {format}");
+    }
+}
+
+/// Special files in place of a bundle's files are named for what they are, and a named pipe is
+/// never waited on (issue 13: all were "missing", and a pipe blocked, /dev/zero read forever).
+#[test]
+fn special_files_say_what_they_are_and_never_block() {
+    let dir = tempfile::tempdir().unwrap();
+    let motivating = root().join("traces/motivating");
+    let bundle = |name: &str| {
+        let b = dir.path().join(name);
+        std::fs::create_dir(&b).unwrap();
+        for f in ["manifest.json", "statements.jsonl", "tests.jsonl"] {
+            std::fs::copy(motivating.join(f), b.join(f)).unwrap();
+        }
+        b
+    };
+    let fifo = |path: &Path| {
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo with a valid C string; the result is checked.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    };
+    /// The file replaced, what the message calls it, and how it is made.
+    type Case<'a> = (&'a str, &'a str, Box<dyn Fn(&Path) + 'a>);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "tests.jsonl",
+            "not a regular file (a named pipe (FIFO))",
+            Box::new(|p: &Path| fifo(p)),
+        ),
+        (
+            "tests.jsonl",
+            "not a regular file (a character device)",
+            Box::new(|p: &Path| std::os::unix::fs::symlink("/dev/urandom", p).unwrap()),
+        ),
+        (
+            "tests.jsonl",
+            "a symbolic link loop",
+            Box::new(|p: &Path| std::os::unix::fs::symlink(p, p).unwrap()),
+        ),
+        (
+            "tests.jsonl",
+            "not a regular file (a directory)",
+            Box::new(|p: &Path| std::fs::create_dir(p).unwrap()),
+        ),
+        (
+            "manifest.json",
+            "not a regular file (a character device)",
+            Box::new(|p: &Path| std::os::unix::fs::symlink("/dev/zero", p).unwrap()),
+        ),
+        (
+            "manifest.json",
+            "not a regular file (a named pipe (FIFO))",
+            Box::new(|p: &Path| fifo(p)),
+        ),
+    ];
+    for (i, (file, what, make)) in cases.iter().enumerate() {
+        let b = bundle(&format!("b{i}"));
+        std::fs::remove_file(b.join(file)).unwrap();
+        make(&b.join(file));
+        for command in ["validate", "rank"] {
+            let (code, stdout, stderr) = common::paf(&[command, b.to_str().unwrap()]);
+            assert_eq!(code, 2, "{command} with {file}: {what}\n{stderr}");
+            let shown = format!("{stdout}{stderr}");
+            assert!(
+                shown.contains(&format!("{file}: {what}")),
+                "{command} with {file}: {what}: {shown}"
+            );
+        }
     }
 }

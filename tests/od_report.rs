@@ -86,7 +86,14 @@ fn a_witness_without_its_test_is_a_problem_at_its_line() {
     let mut r = detected(dir.path());
     r["verdicts"][0]["witness"] = serde_json::json!(["Test3", "Test1"]);
     let (path, json) = write(dir.path(), "witness.json", &r);
-    let out = paf(&["od", "replay", path.to_str().unwrap(), "Test2"]);
+    let out = paf(&[
+        "od",
+        "replay",
+        path.to_str().unwrap(),
+        "Test2",
+        "--runner",
+        "true",
+    ]);
     refused(
         &out,
         &[format!(
@@ -124,7 +131,14 @@ fn a_verdict_for_an_unlisted_test_is_a_problem_at_its_line() {
             line_after(&json, line(&json, "\"findings\": ["), "\"order\": [")
         ),
     ];
-    let out = paf(&["od", "replay", path.to_str().unwrap(), "Test5"]);
+    let out = paf(&[
+        "od",
+        "replay",
+        path.to_str().unwrap(),
+        "Test5",
+        "--runner",
+        "true",
+    ]);
     refused(&out, &expected);
     // rank --exclude-od reads reports the same way.
     let out = paf(&[
@@ -144,7 +158,14 @@ fn an_unlisted_polluter_is_a_problem_at_its_line() {
     let (path, json) = write(dir.path(), "polluter.json", &r);
     // The second polluter, on the line after `"polluters": [` and the first.
     let at = verdict_line(&json, "\"polluters\": [") + 2;
-    let out = paf(&["od", "replay", path.to_str().unwrap(), "Test2"]);
+    let out = paf(&[
+        "od",
+        "replay",
+        path.to_str().unwrap(),
+        "Test2",
+        "--runner",
+        "true",
+    ]);
     refused(
         &out,
         &[format!(
@@ -174,6 +195,13 @@ fn an_edge_with_an_unlisted_test_or_a_wrong_last_test_is_a_problem_at_its_line()
             line(&json, "\"baseline\": [")
         ),
     ];
-    let out = paf(&["od", "replay", path.to_str().unwrap(), "Test2"]);
+    let out = paf(&[
+        "od",
+        "replay",
+        path.to_str().unwrap(),
+        "Test2",
+        "--runner",
+        "true",
+    ]);
     refused(&out, &expected);
 }

@@ -208,9 +208,9 @@ impl Names {
 fn events_of(ops: &[(u8, u8, u8, u8)], names: &mut Names) -> Vec<Event> {
     let mut events = Vec::new();
     let mut stack: Vec<u64> = Vec::new();
-    let mut entered: Vec<u64> = Vec::new();
+    let mut entered: Vec<(u64, Sym)> = Vec::new();
     let mut next_frame = 1;
-    let pick = |n: u8, top: u64, entered: &[u64], names: &mut Names| -> Var {
+    let pick = |n: u8, top: u64, entered: &[(u64, Sym)], names: &mut Names| -> Var {
         let k = u64::from(n / 6);
         match n % 6 {
             0 | 5 => Var::Local {
@@ -226,9 +226,10 @@ fn events_of(ops: &[(u8, u8, u8, u8)], names: &mut Names) -> Vec<Event> {
                 index: k % 5,
                 name: Some(names.sym("buf")),
             },
-            4 if !entered.is_empty() => Var::Ret {
-                frame: entered[(k as usize) % entered.len()],
-            },
+            4 if !entered.is_empty() => {
+                let (frame, method) = entered[(k as usize) % entered.len()];
+                Var::Ret { frame, method }
+            }
             _ => Var::Static {
                 name: names.sym("C.s"),
             },
@@ -253,7 +254,7 @@ fn events_of(ops: &[(u8, u8, u8, u8)], names: &mut Names) -> Vec<Event> {
                 let method = names.sym(&format!("M.m{}", x % 4));
                 let caller = top.filter(|_| x % 3 != 0);
                 stack.push(frame);
-                entered.push(frame);
+                entered.push((frame, method));
                 Event::Enter {
                     frame,
                     method,
@@ -400,7 +401,7 @@ proptest! {
             };
             for var in read {
                 let u = uses.next().expect("a use record per read");
-                prop_assert_eq!(u.event as usize, j);
+                prop_assert_eq!(u.at.event as usize, j);
                 let actual = u.reach.map(|d| r.defs[d as usize].event as usize);
                 prop_assert_eq!(actual, naive_reaching(&test.events, j, var), "event {} reads {:?}", j, var);
                 if let Some(d) = actual {
@@ -413,7 +414,7 @@ proptest! {
         let from_uses: HashSet<(StmtIx, StmtIx)> = r
             .uses
             .iter()
-            .filter_map(|u| u.reach.map(|d| (r.defs[d as usize].stmt, u.stmt)))
+            .filter_map(|u| u.reach.map(|d| (r.defs[d as usize].stmt, u.at.stmt)))
             .collect();
         for dua in r.duas() {
             prop_assert!(from_uses.contains(&(dua.def, dua.use_)), "{:?}", dua);

@@ -1,7 +1,14 @@
 //! Phase 1c (PAF section 3.1): follow copy definitions backward from a crash variable's use to
 //! its origin, the first definition that made the value rather than copied it.
+//!
+//! A failing test's replay keeps each definition as a [`DefNode`] that points to its copy
+//! source, so a chain stays in memory exactly as long as a live location or a crash candidate
+//! reaches it.
 
-use super::replay::{DefKind, Replay, UseRecord};
+use std::cell::Cell;
+use std::rc::Rc;
+
+use super::replay::DefHow;
 use crate::trace::{How, StmtIx, Sym, VarName};
 
 /// Where a crash variable's value was made.
@@ -39,12 +46,41 @@ pub struct Step {
     pub kind: StepKind,
 }
 
-/// Follows copy definitions backward from a crash use to the first non-copy definition.
-pub(super) fn backtrack(replay: &Replay, crash: &UseRecord) -> (Origin, Option<i64>, Vec<Step>) {
+/// A definition of a failing test's replay, with its copy source.
+#[derive(Debug)]
+pub struct DefNode {
+    pub stmt: StmtIx,
+    pub how: DefHow,
+    /// A copy's source: the reaching definition of its `from`.
+    pub source: Option<Rc<DefNode>>,
+    /// Its locality time (a field default's is set when its constructor is entered).
+    pub time: Cell<i64>,
+}
+
+impl Drop for DefNode {
+    /// Frees a long chain without recursing once per link.
+    fn drop(&mut self) {
+        let mut next = self.source.take();
+        while let Some(node) = next {
+            next = match Rc::try_unwrap(node) {
+                Ok(mut owned) => owned.source.take(),
+                Err(_) => None,
+            };
+        }
+    }
+}
+
+/// Follows copy definitions backward from a crash use (of `var` at `stmt`, reached by
+/// `reach`) to the first non-copy definition: the origin, its time, and the chain, origin first.
+pub(super) fn backtrack(
+    var: VarName,
+    stmt: StmtIx,
+    reach: Option<&Rc<DefNode>>,
+) -> (Origin, Option<i64>, Vec<Step>) {
     let mut chain = Vec::new();
-    let (mut var, mut use_, mut reach) = (crash.var, crash.stmt, crash.reach);
+    let (mut var, mut use_, mut reach) = (var, stmt, reach);
     let result = loop {
-        let Some(d) = reach else {
+        let Some(def) = reach else {
             chain.push(Step {
                 def: None,
                 use_,
@@ -53,11 +89,10 @@ pub(super) fn backtrack(replay: &Replay, crash: &UseRecord) -> (Origin, Option<i
             });
             break (Origin::Untraced, None);
         };
-        let def = &replay.defs[d as usize];
-        let kind = match def.kind {
-            DefKind::Copy { from, cast, .. } => StepKind::Copy { from, cast },
-            DefKind::Made { how, callee } => StepKind::Made { how, callee },
-            DefKind::Default => StepKind::Default,
+        let kind = match def.how {
+            DefHow::Copy { from, cast } => StepKind::Copy { from, cast },
+            DefHow::Made { how, callee } => StepKind::Made { how, callee },
+            DefHow::Default => StepKind::Default,
         };
         chain.push(Step {
             def: Some(def.stmt),
@@ -65,16 +100,14 @@ pub(super) fn backtrack(replay: &Replay, crash: &UseRecord) -> (Origin, Option<i
             var,
             kind,
         });
-        match def.kind {
-            DefKind::Copy { from, source, .. } => {
-                // Sources are resolved before their definition is recorded, so `source < d`
-                // and the walk always terminates.
-                debug_assert!(source.is_none_or(|s| s < d));
+        match def.how {
+            // Sources are resolved before their definition is made, so the walk always ends.
+            DefHow::Copy { from, .. } => {
                 var = from;
                 use_ = def.stmt;
-                reach = source;
+                reach = def.source.as_ref();
             }
-            _ => break (Origin::Stmt(def.stmt), Some(def.time)),
+            _ => break (Origin::Stmt(def.stmt), Some(def.time.get())),
         }
     };
     chain.reverse();

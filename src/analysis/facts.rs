@@ -7,12 +7,10 @@
 
 use super::backtrack::StepKind;
 use super::failure::Failure;
-use super::replay::Replay;
 use rustc_hash::FxHashMap;
 
 use crate::trace::{
-    EntryValues, Event, ExceptionInfo, How, StatementTable, StmtIx, Sym, Symbols, TestTrace,
-    VarName,
+    EntryValues, ExceptionInfo, How, StatementTable, StmtIx, Sym, Symbols, VarName,
 };
 
 /// A failing test as the baselines see it.
@@ -20,8 +18,8 @@ use crate::trace::{
 pub struct FailingTest {
     pub id: String,
     pub exception: Option<ExceptionInfo>,
-    /// The method under test ([`Replay::mut_frame`]) and, if the tracer wrote them, its
-    /// argument and receiver-field values at entry.
+    /// The method under test ([`super::failure::FailureReplay`] finds it) and, if the tracer
+    /// wrote them, its argument and receiver-field values at entry.
     pub mut_entry: Option<(String, Option<EntryValues>)>,
     /// The lines ([`LineMap`]) the test covered, sorted.
     pub covered: Vec<u32>,
@@ -102,13 +100,11 @@ impl LineMap {
         self.first.is_empty()
     }
 
-    /// The lines `test` covered: those of the statements an event happened at (a definition, a
-    /// use, a branch, an allocation), sorted and distinct.
-    pub fn covered(&self, test: &TestTrace) -> Vec<u32> {
-        let mut out: Vec<u32> = test
-            .events
-            .iter()
-            .filter_map(Event::stmt)
+    /// The lines of `stmts` (the statements a test's events happened at: a definition, a use,
+    /// a branch, an allocation), sorted and distinct.
+    pub fn covered(&self, stmts: impl IntoIterator<Item = StmtIx>) -> Vec<u32> {
+        let mut out: Vec<u32> = stmts
+            .into_iter()
             .map(|s| self.of_stmt[s.0 as usize])
             .collect();
         out.sort_unstable();
@@ -117,38 +113,11 @@ impl LineMap {
     }
 }
 
-/// The facts of one failing test; `failure` is PAF's analysis of it, when it has one.
-pub fn failing(
-    test: &TestTrace,
-    replay: &Replay,
-    failure: Option<&Failure>,
-    statements: &StatementTable,
-    lines: &LineMap,
-    symbols: &Symbols,
-) -> FailingTest {
-    let mut_entry = replay.mut_frame().and_then(|frame| {
-        match &test.events[replay.frames[&frame].enter as usize] {
-            Event::Enter { method, values, .. } => Some((
-                symbols.name(*method).to_string(),
-                values.as_deref().cloned(),
-            )),
-            _ => None,
-        }
-    });
-    FailingTest {
-        id: test.id.clone(),
-        exception: test.exception.clone(),
-        mut_entry,
-        covered: lines.covered(test),
-        crash_vars: failure.map(|f| crash_entries(f, statements, symbols)),
-    }
-}
-
 /// Each crash variable of `failure` with the MUT parameters and the fields on its copy chain.
 /// A parameter is a definition made `how: param` at a statement of the MUT's own method (the
 /// test body passed the value); a field is any qualified name on the chain (locals have no
 /// dots), kept whether or not it is the receiver's: the invariants at the MUT's entry decide.
-fn crash_entries(
+pub fn crash_entries(
     failure: &Failure,
     statements: &StatementTable,
     symbols: &Symbols,
@@ -192,25 +161,6 @@ fn crash_entries(
                 args,
                 fields,
             }
-        })
-        .collect()
-}
-
-/// The calls a passing test's body made with entry values, each method named by `name`.
-pub fn passing(
-    test: &TestTrace,
-    name: impl Fn(crate::trace::Sym) -> String,
-) -> Vec<(String, EntryValues)> {
-    test.events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Enter {
-                caller: None,
-                method,
-                values: Some(v),
-                ..
-            } => Some((name(*method), (**v).clone())),
-            _ => None,
         })
         .collect()
 }

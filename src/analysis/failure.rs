@@ -1,14 +1,22 @@
 //! Phase 1b (PAF section 3.1): a failing test's crash statement, crash variables chosen by the
 //! exception's kind, its method under test, and each crash variable backtracked to its origin.
+//!
+//! The exception (from the test's `end` record) is known before the events, so a
+//! [`FailureReplay`] knows where the crash can be and keeps only what the rules need as the
+//! events stream past ([`super::crash`]); [`analyze_failure`] runs one over a test in memory.
 
 use std::fmt;
+use std::rc::Rc;
 
 use serde::Serialize;
 
-use super::backtrack::{Origin, Step, backtrack};
-use super::replay::{Replay, UseRecord};
+use super::backtrack::{DefNode, Origin, Step, backtrack};
+use super::crash::{Seen, Track, Tracker, Watch, role_index};
+use super::replay::{ReplayError, Replayer};
+use crate::trace::assemble::EventSink;
+use crate::trace::symbols::Names;
 use crate::trace::{
-    ExceptionInfo, FrameId, Role, StackFrame, StatementTable, StmtIx, Sym, Symbols, TestTrace,
+    Dua, EntryValues, Event, ExceptionInfo, Role, StatementTable, StmtIx, Sym, Symbols, TestTrace,
     VarName,
 };
 
@@ -65,7 +73,7 @@ pub struct CrashVar {
     pub origin: Origin,
     /// The origin executed after the MUT was entered.
     pub local: bool,
-    /// The origin's locality time (see [`super::Definition::time`]), if traced.
+    /// The origin's locality time (see [`super::replay::NewDef::time`]), if traced.
     pub origin_time: Option<i64>,
     /// The failure-inducing dataflow, origin first, ending at the crash statement.
     pub chain: Vec<Step>,
@@ -103,55 +111,141 @@ pub struct Unanalyzed {
     pub reason: String,
 }
 
-/// Analyses a failing test. `Err` holds the reason it cannot be analyzed (it then goes to the
-/// `unanalyzed` list: every failing test is accounted for).
-pub fn analyze_failure(
-    test: &TestTrace,
-    replay: &Replay,
+/// What the replay of a failing test gave: its analysis (or why there is none), every DUA it
+/// exercised, and its method under test's entry.
+#[derive(Debug)]
+pub struct Replayed {
+    pub analysis: Result<Failure, String>,
+    /// Sorted and distinct.
+    pub duas: Vec<Dua>,
+    /// The method under test and, if gathered and written, its entry values.
+    pub mut_entry: Option<(String, Option<EntryValues>)>,
+    /// If gathered (the evaluation's facts): the statements the events happened at.
+    pub stmts: Vec<StmtIx>,
+    pub events: u64,
+}
+
+/// The replay of a failing test, keeping what its analysis needs as the events stream past.
+pub struct FailureReplay {
+    replayer: Replayer<Tracker>,
+    /// The analysis's plan: where the crash can be, or why the test cannot be analyzed.
+    plan: Result<Plan, String>,
+}
+
+/// What is known of a failure before its events.
+struct Plan {
+    exception: String,
+    kind: CrashKind,
+    site: Site,
+}
+
+impl FailureReplay {
+    /// Starts the replay of a failing test that ended with `exception` (its `end` record),
+    /// `truncated` if the tracer stopped it early; `values`: keep the entry values of the
+    /// test body's calls (for the evaluation's facts).
+    pub fn new(
+        exception: Option<&ExceptionInfo>,
+        truncated: bool,
+        statements: &StatementTable,
+        symbols: &Symbols,
+        values: bool,
+    ) -> FailureReplay {
+        let plan = plan(exception, truncated, statements, symbols);
+        let watch = plan.as_ref().ok().map(|p| Watch {
+            stmts: p.site.stmts.clone(),
+            method: format!("{}.{}", p.site.class, p.site.method),
+        });
+        FailureReplay {
+            replayer: Replayer::new(Tracker::new(watch, values)),
+            plan,
+        }
+    }
+
+    /// Replays the next event.
+    pub fn step(&mut self, event: &Event, names: &dyn Names) -> Result<(), ReplayError> {
+        self.replayer.step(event, names)
+    }
+
+    /// The `enter` event of the method under test's call so far.
+    #[cfg(test)]
+    pub(super) fn mut_enter(&self) -> Option<u32> {
+        self.replayer.recorder.mut_call().map(|c| c.enter)
+    }
+
+    /// The analysis of test `index` once every event was replayed; `symbols` names the method
+    /// under test.
+    pub fn finish(mut self, index: usize, symbols: &Symbols) -> Replayed {
+        let stmts = self.replayer.recorder.stmts.take();
+        let stmts = stmts.map_or_else(Vec::new, |s| s.into_iter().collect());
+        let t = &self.replayer.recorder;
+        let events = u64::from(self.replayer.events());
+        let mut duas: Vec<Dua> = t.duas.iter().copied().collect();
+        duas.sort_unstable();
+        let mut_entry = t.mut_call().map(|c| {
+            (
+                symbols.name(c.method).to_string(),
+                c.values.as_deref().cloned(),
+            )
+        });
+        let analysis = self.plan.and_then(|plan| plan.analyze(t, index, events));
+        Replayed {
+            analysis,
+            duas,
+            mut_entry,
+            stmts,
+            events,
+        }
+    }
+}
+
+impl EventSink for FailureReplay {
+    fn event(&mut self, event: &Event, names: &dyn Names) -> Result<(), String> {
+        self.step(event, names).map_err(|e| e.message)
+    }
+}
+
+/// What can be known of a failure before its events: why it cannot be analyzed, or its plan.
+fn plan(
+    exception: Option<&ExceptionInfo>,
+    truncated: bool,
     statements: &StatementTable,
     symbols: &Symbols,
-) -> Result<Failure, String> {
-    if test.truncated {
-        return Err(truncated(test));
+) -> Result<Plan, String> {
+    if truncated {
+        return Err(truncation(exception));
     }
-    let exception = test
-        .exception
-        .as_ref()
-        .ok_or_else(|| "the failing test has no exception".to_string())?;
+    let exception = exception.ok_or_else(|| "the failing test has no exception".to_string())?;
     if let Some(phase) = exception.lifecycle_phase() {
         return Err(lifecycle(phase, exception));
     }
     let exception = exception.analyzed();
     let kind = classify(&exception.kind)?;
     let site = Site::find(exception, statements, symbols)?;
-    let crash_event = site.crash_event(test, replay, symbols)?;
-    let crash = Crash {
-        event: crash_event,
-        frame: test.events[crash_event].frame(),
-        site: &site,
-    };
-    let (crash_uses, fallback) = crash.uses(kind, exception, replay)?;
-
-    let mut_frame = replay.mut_frame().ok_or_else(|| {
-        "no call from the test body into instrumented code threw: the exception came from \
-             the test body itself"
-            .to_string()
-    })?;
-    let mut_info = &replay.frames[&mut_frame];
-    Ok(Failure {
-        test: test.index,
+    Ok(Plan {
         exception: exception.kind.clone(),
         kind,
-        crash_stmt: crash_uses[0].stmt,
-        thrown_at: test.events[crash_event]
-            .stmt()
-            .expect("found by its statement"),
-        mut_method: mut_info.method,
-        mut_enter: mut_info.enter,
-        vars: crash_vars(replay, &crash_uses, 2 * mut_info.enter as i64),
-        fallback,
-        events: test.events.len(),
+        site,
     })
+}
+
+/// Analyses a failing test held in memory. `Err` holds the reason it cannot be analyzed (it
+/// then goes to the `unanalyzed` list: every failing test is accounted for).
+pub fn analyze_failure(
+    test: &TestTrace,
+    statements: &StatementTable,
+    symbols: &Symbols,
+) -> Result<Failure, String> {
+    let mut r = FailureReplay::new(
+        test.exception.as_ref(),
+        test.truncated,
+        statements,
+        symbols,
+        false,
+    );
+    for event in &test.events {
+        r.step(event, symbols).map_err(|e| e.message)?;
+    }
+    r.finish(test.index, symbols).analysis
 }
 
 /// Why a test that failed only outside its test method is unanalyzed (docs/java.md,
@@ -173,8 +267,8 @@ fn lifecycle(phase: &str, exception: &ExceptionInfo) -> String {
 
 /// Why a truncated test is unanalyzed. The tracer's own account (e.g. `paf.Timeout: the test
 /// did not end within 60 s`) says why it stopped; it is shown when there is one.
-fn truncated(test: &TestTrace) -> String {
-    let why = match &test.exception {
+fn truncation(exception: Option<&ExceptionInfo>) -> String {
+    let why = match exception {
         Some(e) => match &e.message {
             Some(m) => format!(" ({}: {m})", e.kind),
             None => format!(" ({})", e.kind),
@@ -186,29 +280,40 @@ fn truncated(test: &TestTrace) -> String {
 
 /// Where the exception surfaced in instrumented code: the innermost stack frame that maps to
 /// statements of the bundle.
-struct Site<'e> {
-    /// Stack frames above it (0: the exception was raised in instrumented code).
-    depth: usize,
-    frame: &'e StackFrame,
+struct Site {
+    class: String,
+    method: String,
+    /// `file:line` of the frame, for messages.
+    position: String,
     /// The statements of that frame's line (a per-instruction tracer may have several).
-    stmts: &'e [StmtIx],
+    stmts: Vec<StmtIx>,
+    /// The uninstrumented callee the exception was raised in, when the site is not the
+    /// innermost stack frame.
+    callee: Option<String>,
 }
 
-impl<'e> Site<'e> {
+impl Site {
     fn find(
-        exception: &'e ExceptionInfo,
-        statements: &'e StatementTable,
+        exception: &ExceptionInfo,
+        statements: &StatementTable,
         symbols: &Symbols,
-    ) -> Result<Site<'e>, String> {
+    ) -> Result<Site, String> {
         let mapped = exception.frames.iter().enumerate().find_map(|(depth, f)| {
             let class = symbols.lookup(&f.class)?;
             let method = symbols.lookup(&f.method)?;
             let line = u32::try_from(f.line).ok()?;
             let stmts = statements.at(class, method, line);
-            (!stmts.is_empty()).then_some(Site {
-                depth,
-                frame: f,
-                stmts,
+            (!stmts.is_empty()).then(|| Site {
+                class: f.class.clone(),
+                method: f.method.clone(),
+                position: format!("{}:{}", f.file.as_deref().unwrap_or("?"), f.line),
+                stmts: stmts.to_vec(),
+                callee: depth.checked_sub(1).map(|d| {
+                    format!(
+                        "{}.{}",
+                        exception.frames[d].class, exception.frames[d].method
+                    )
+                }),
             })
         });
         mapped.ok_or_else(|| {
@@ -224,175 +329,136 @@ impl<'e> Site<'e> {
             )
         })
     }
+}
 
-    /// `file:line` of the site, for messages.
-    fn position(&self) -> String {
-        format!(
-            "{}:{}",
-            self.frame.file.as_deref().unwrap_or("?"),
-            self.frame.line
-        )
+/// The crash: its event's statement and the track of the frame it ran in, as it stood then.
+struct Crash<'t> {
+    stmt: StmtIx,
+    track: Option<&'t Track>,
+}
+
+impl Plan {
+    /// The rules of PAF 3.1 on what the replay kept.
+    fn analyze(self, t: &Tracker, index: usize, events: u64) -> Result<Failure, String> {
+        let crash = self.crash(t)?;
+        let (uses, fallback) = self.uses(&crash)?;
+        let call = t.mut_call().ok_or_else(|| {
+            "no call from the test body into instrumented code threw: the exception came from \
+             the test body itself"
+                .to_string()
+        })?;
+        Ok(Failure {
+            test: index,
+            exception: self.exception,
+            kind: self.kind,
+            crash_stmt: uses[0].stmt,
+            thrown_at: crash.stmt,
+            mut_method: call.method,
+            mut_enter: call.enter,
+            vars: crash_vars(&uses, 2 * call.enter as i64),
+            fallback,
+            events: events as usize,
+        })
     }
 
     /// The crash event: the last event at the crash statement. A `throw new X()` line often
     /// has none (the exception's constructor is not instrumented); then the crash frame is the
     /// latest frame of the site's method, and the crash event its last event.
-    fn crash_event(
-        &self,
-        test: &TestTrace,
-        replay: &Replay,
-        symbols: &Symbols,
-    ) -> Result<usize, String> {
-        if let Some(i) = test
-            .events
-            .iter()
-            .rposition(|e| e.stmt().is_some_and(|s| self.stmts.contains(&s)))
-        {
-            return Ok(i);
+    fn crash<'t>(&self, t: &'t Tracker) -> Result<Crash<'t>, String> {
+        if let Some(c) = &t.candidate {
+            let track = c
+                .frozen
+                .as_ref()
+                .or_else(|| c.frame.and_then(|f| t.tracks.get(&f)));
+            return Ok(Crash {
+                stmt: c.stmt,
+                track,
+            });
         }
-        let f = self.frame;
-        let method = symbols.lookup(&format!("{}.{}", f.class, f.method));
-        let frame = replay
-            .frames
-            .iter()
-            .filter(|(_, info)| Some(info.method) == method)
-            .max_by_key(|(_, info)| info.enter)
-            .map(|(id, _)| *id);
-        frame
-            .and_then(|fr| {
-                test.events
-                    .iter()
-                    .rposition(|e| e.frame() == Some(fr) && e.stmt().is_some())
-            })
-            .ok_or_else(|| {
-                format!(
-                    "no event was recorded at the crash statement {}.{} ({})",
-                    f.class,
-                    f.method,
-                    self.position()
-                )
-            })
-    }
-}
-
-/// The crash: its event, the frame it happened in, and its site.
-struct Crash<'s, 'e> {
-    event: usize,
-    frame: Option<FrameId>,
-    site: &'s Site<'e>,
-}
-
-impl Crash<'_, '_> {
-    /// A use in the crash frame no later than the crash.
-    fn before(&self, u: &UseRecord) -> bool {
-        u.event as usize <= self.event && Some(u.frame) == self.frame
-    }
-
-    fn at_site(&self, u: &UseRecord) -> bool {
-        self.site.stmts.contains(&u.stmt)
+        if let Some(f) = &t.fallback
+            && let Some((_, stmt)) = f.last
+        {
+            return Ok(Crash {
+                stmt,
+                track: f.track.as_ref().or_else(|| t.tracks.get(&f.frame)),
+            });
+        }
+        Err(format!(
+            "no event was recorded at the crash statement {}.{} ({})",
+            self.site.class, self.site.method, self.site.position
+        ))
     }
 
     /// The crash variables' uses by the exception's kind, and the fallback rule used, if any.
-    fn uses<'r>(
-        &self,
-        kind: CrashKind,
-        exception: &ExceptionInfo,
-        replay: &'r Replay,
-    ) -> Result<(Vec<&'r UseRecord>, Option<String>), String> {
-        let (uses, fallback) = if self.site.depth > 0 {
-            self.arguments(exception, replay)
-        } else {
-            match kind {
-                CrashKind::Deref => self.role(Role::Deref, replay),
-                CrashKind::Index => self.role(Role::Index, replay),
-                CrashKind::Branch => (self.branch(exception, replay)?, None),
+    fn uses(&self, crash: &Crash<'_>) -> Result<(Vec<Seen>, Option<String>), String> {
+        let empty = Track::default();
+        let track = crash.track.unwrap_or(&empty);
+        let (uses, fallback) = match (self.site.callee.as_deref(), self.kind) {
+            // Raised in uninstrumented code: the arguments passed to it (the null ones, if any).
+            (Some(callee), _) => {
+                let args = if track.null_args.is_empty() {
+                    &track.args
+                } else {
+                    &track.null_args
+                };
+                let fallback = format!(
+                    "the exception was raised in uninstrumented {callee}; the crash variables \
+                     are the arguments passed to it"
+                );
+                (args.clone(), Some(fallback))
             }
+            (None, CrashKind::Deref) => role(track, Role::Deref),
+            (None, CrashKind::Index) => role(track, Role::Index),
+            (None, CrashKind::Branch) => match &track.branch {
+                // Every variable of the last branch the crash frame took before the throw.
+                Some((_, uses)) => (uses.to_vec(), None),
+                None => {
+                    return Err(format!(
+                        "{} was not thrown under a branch: no branch was recorded in the \
+                         throwing frame before the throw",
+                        self.exception
+                    ));
+                }
+            },
         };
         if uses.is_empty() {
             return Err(format!(
                 "no crash variable: no suitable use was recorded at the crash statement {}",
-                self.site.position()
+                self.site.position
             ));
         }
         Ok((uses, fallback))
     }
+}
 
-    /// Raised in uninstrumented code: the arguments passed to it (the null ones, if any).
-    fn arguments<'r>(
-        &self,
-        exception: &ExceptionInfo,
-        replay: &'r Replay,
-    ) -> (Vec<&'r UseRecord>, Option<String>) {
-        let callee = &exception.frames[self.site.depth - 1];
-        let fallback = format!(
-            "the exception was raised in uninstrumented {}.{}; the crash variables are the \
-             arguments passed to it",
-            callee.class, callee.method
-        );
-        let args = last_run(replay, self.event, self.frame, self.site.stmts, |u| {
-            u.role == Role::Arg
-        });
-        let nulls: Vec<&UseRecord> = args.iter().copied().filter(|u| u.null).collect();
-        (if nulls.is_empty() { args } else { nulls }, Some(fallback))
+/// The last use with `want`'s role at the site, or else the last use there at all.
+fn role(track: &Track, want: Role) -> (Vec<Seen>, Option<String>) {
+    if let Some(u) = &track.by_role[role_index(want)] {
+        return (vec![u.clone()], None);
     }
-
-    /// The last use with `want`'s role at the site, or else the last use there at all.
-    fn role<'r>(&self, want: Role, replay: &'r Replay) -> (Vec<&'r UseRecord>, Option<String>) {
-        let mut at_site = replay
-            .uses
-            .iter()
-            .filter(|u| self.before(u) && self.at_site(u));
-        if let Some(u) = at_site.clone().rfind(|u| u.role == want) {
-            return (vec![u], None);
-        }
-        match at_site.next_back() {
-            Some(u) => (
-                vec![u],
-                Some(format!(
-                    "no use with role {:?} was recorded at the crash statement; using the \
-                     last variable used there",
-                    format!("{want:?}").to_lowercase()
-                )),
-            ),
-            None => (Vec::new(), None),
-        }
-    }
-
-    /// Every variable of the last branch the crash frame took before the throw.
-    fn branch<'r>(
-        &self,
-        exception: &ExceptionInfo,
-        replay: &'r Replay,
-    ) -> Result<Vec<&'r UseRecord>, String> {
-        let last = replay
-            .uses
-            .iter()
-            .filter(|u| self.before(u))
-            .rfind(|u| u.branch)
-            .ok_or_else(|| {
-                format!(
-                    "{} was not thrown under a branch: no branch was recorded in the throwing \
-                     frame before the throw",
-                    exception.kind
-                )
-            })?;
-        Ok(replay
-            .uses
-            .iter()
-            .filter(|u| u.branch && u.event == last.event)
-            .collect())
+    match &track.last_site {
+        Some(u) => (
+            vec![u.clone()],
+            Some(format!(
+                "no use with role {:?} was recorded at the crash statement; using the last \
+                 variable used there",
+                format!("{want:?}").to_lowercase()
+            )),
+        ),
+        None => (Vec::new(), None),
     }
 }
 
 /// Each distinct crash variable backtracked to its origin; local if the origin executed after
 /// the MUT was entered (`mut_start`, a locality time).
-fn crash_vars(replay: &Replay, uses: &[&UseRecord], mut_start: i64) -> Vec<CrashVar> {
+fn crash_vars(uses: &[Seen], mut_start: i64) -> Vec<CrashVar> {
     let mut vars: Vec<CrashVar> = Vec::new();
     for u in uses {
         if vars.iter().any(|v| v.var == u.var) {
             continue;
         }
-        let (origin, origin_time, chain) = backtrack(replay, u);
+        let reach: Option<&Rc<DefNode>> = u.reach.as_ref();
+        let (origin, origin_time, chain) = backtrack(u.var, u.stmt, reach);
         vars.push(CrashVar {
             var: u.var,
             origin,
@@ -402,27 +468,6 @@ fn crash_vars(replay: &Replay, uses: &[&UseRecord], mut_start: i64) -> Vec<Crash
         });
     }
     vars
-}
-
-/// The uses matching `keep` at the crash site in the crash frame, in the contiguous run of
-/// that frame's uses at the site that ends at the crash event.
-fn last_run<'r>(
-    replay: &'r Replay,
-    crash_event: usize,
-    crash_frame: Option<FrameId>,
-    site: &[StmtIx],
-    keep: impl Fn(&UseRecord) -> bool,
-) -> Vec<&'r UseRecord> {
-    let mut out: Vec<&UseRecord> = replay
-        .uses
-        .iter()
-        .rev()
-        .filter(|u| u.event as usize <= crash_event && Some(u.frame) == crash_frame)
-        .take_while(|u| site.contains(&u.stmt))
-        .filter(|u| keep(u))
-        .collect();
-    out.reverse();
-    out
 }
 
 impl fmt::Display for CrashKind {

@@ -86,7 +86,8 @@ fn render(r: &Read) -> String {
         duas.sort();
         return duas.join("\n");
     }
-    let f = match analyze_failure(test, &replay, &r.statements, &r.symbols) {
+    drop(replay);
+    let f = match analyze_failure(test, &r.statements, &r.symbols) {
         Ok(f) => f,
         Err(reason) => return format!("unanalyzed: {reason}"),
     };
@@ -552,12 +553,16 @@ fn mut_is_the_last_top_level_call_that_threw() {
     );
 }
 
-/// The frame [`Replay::mut_frame`] picks in a test made of `events`, as the index of its
-/// `enter` event.
+/// The call a failure's replay takes for the method under test in a test made of `events`,
+/// as the index of its `enter` event.
 fn mut_of(events: &[String]) -> Option<u32> {
     let r = trace(&events.join("\n"), PASS);
-    let replay = replay(r.single()).expect("replays");
-    replay.mut_frame().map(|f| replay.frames[&f].enter)
+    let test = r.single();
+    let mut f = FailureReplay::new(None, false, &r.statements, &r.symbols, false);
+    for e in &test.events {
+        f.step(e, &r.symbols).expect("replays");
+    }
+    f.mut_enter()
 }
 
 #[test]

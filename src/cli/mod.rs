@@ -23,6 +23,8 @@ pub mod exit {
     pub const INTERNAL: u8 = 1;
     /// Bad input (the bundle has problems, a test does not exist) or bad usage.
     pub const BAD_INPUT: u8 = 2;
+    /// `od replay`: some recorded order did not give its recorded outcome again.
+    pub const NOT_REPRODUCED: u8 = 3;
 }
 
 /// How a command can fail.

@@ -8,10 +8,12 @@ use std::path::Path;
 
 use super::CliError;
 
-/// Writes `text` to `path`, or to standard output when `path` is `None`.
+/// Writes `text` to `path`, or to standard output when `path` is `None`. A file is written
+/// whole or not at all: to a temporary file beside it, renamed over it once complete, so a
+/// kill or a full disk never leaves half a file.
 pub fn emit(text: &str, path: Option<&Path>) -> Result<(), CliError> {
     match path {
-        Some(path) => std::fs::write(path, text)
+        Some(path) => write_atomically(path, text.as_bytes())
             .map_err(|e| CliError::Usage(format!("{}: cannot write: {e}", path.display()))),
         None => {
             let mut out = io::stdout().lock();
@@ -46,4 +48,24 @@ pub fn note(message: impl Display) {
 /// like every note.
 pub fn child_messages() -> std::process::Stdio {
     std::process::Stdio::from(io::stderr())
+}
+
+/// Writes `bytes` to a new temporary file in `path`'s directory, syncs it, and renames it to
+/// `path`.
+fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".paf-")
+        .suffix(".tmp")
+        // The usual mode of a new file (the umask applies), not the temporary file's 0600.
+        .permissions(std::fs::Permissions::from_mode(0o666))
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
 }

@@ -3,7 +3,7 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::analysis::{Failure, Replay};
+use crate::analysis::Failure;
 use crate::ranking::flowset::FlowKey;
 use crate::trace::{Dua, LocalSymbols, StmtIx, Symbols, VarName};
 
@@ -90,46 +90,38 @@ impl Interest {
         }
     }
 
-    /// The DUAs of a replayed test this pass keeps, sorted and distinct: those in the shared
-    /// symbols, and those whose names only the worker knows.
-    pub(super) fn select(
+    /// Whether a use at `stmt` of `var` can make a DUA this pass keeps.
+    pub(super) fn wants_use(&self, stmt: StmtIx, var: VarName) -> bool {
+        match self {
+            Interest::All => true,
+            Interest::Of { crash_stmts, pairs } => {
+                crash_stmts[stmt.0 as usize] && pairs.contains(&(stmt, var))
+            }
+        }
+    }
+
+    /// The DUAs a test kept (sorted, distinct): those in the shared symbols, and (with
+    /// [`Interest::All`]) those whose names only the worker knows, spelled out.
+    pub(super) fn split(
         &self,
-        replay: &Replay,
+        duas: Vec<Dua>,
         symbols: &LocalSymbols,
     ) -> (Vec<Dua>, Vec<NamedDua>) {
         let shared = |var: VarName| match var {
             VarName::Named(s) | VarName::Ret(s) | VarName::Elem(Some(s)) => symbols.is_shared(s),
             VarName::Elem(None) => true,
         };
+        let (duas, named): (Vec<Dua>, Vec<Dua>) = duas.into_iter().partition(|d| shared(d.var));
         match self {
             Interest::All => {
-                let (duas, named): (Vec<Dua>, Vec<Dua>) =
-                    replay.duas().into_iter().partition(|d| shared(d.var));
                 let named = named
                     .into_iter()
                     .map(|d| NamedDua::of(d, symbols))
                     .collect();
                 (duas, named)
             }
-            Interest::Of { crash_stmts, pairs } => {
-                // A name the shared symbols lack is no crash variable's.
-                let mut duas: Vec<Dua> = replay
-                    .uses
-                    .iter()
-                    .filter(|u| crash_stmts[u.stmt.0 as usize])
-                    .filter_map(|u| {
-                        u.reach.map(|d| Dua {
-                            def: replay.defs[d as usize].stmt,
-                            use_: u.stmt,
-                            var: u.var,
-                        })
-                    })
-                    .filter(|d| shared(d.var) && pairs.contains(&(d.use_, d.var)))
-                    .collect();
-                duas.sort_unstable();
-                duas.dedup();
-                (duas, Vec::new())
-            }
+            // A name the shared symbols lack is no crash variable's.
+            Interest::Of { .. } => (duas, Vec::new()),
         }
     }
 }

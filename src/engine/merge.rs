@@ -7,14 +7,20 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use crate::progress::Progress;
-use crate::trace::scan::{self, Keep, RawSegment, Scanner};
+use crate::trace::scan::{self, Keep, Scanner, Segment};
 use crate::trace::{Ledger, Problem, TestIds, TestsFile};
+
+/// At most this many problems of a tests file are kept (a broken file of millions of lines
+/// would otherwise hold millions); the rest are counted in a last problem.
+pub(super) const MAX_PROBLEMS: usize = 10_000;
 
 /// The file-wide state of one pass over every segment.
 pub(super) struct Merge<'p> {
     path: PathBuf,
     ledger: Ledger,
     problems: Vec<Problem>,
+    /// Problems past [`MAX_PROBLEMS`], counted.
+    more: u64,
     progress: &'p mut dyn Progress,
     /// Bytes read by earlier passes (progress counts both passes of `rank` as one job).
     offset: u64,
@@ -36,6 +42,7 @@ impl<'p> Merge<'p> {
             path: tests.path().to_path_buf(),
             ledger: Ledger::new(keep_all_ids),
             problems: Vec::new(),
+            more: 0,
             progress,
             offset,
             read: scanner.bytes_read(),
@@ -47,7 +54,7 @@ impl<'p> Merge<'p> {
     /// `keep_id`), problems are set aside, and the results without problems come back.
     pub(super) fn take<T>(
         &mut self,
-        seg: &RawSegment,
+        seg: &Segment,
         mut results: Vec<Result<T, Vec<Problem>>>,
         keep_id: bool,
     ) -> Vec<T> {
@@ -56,14 +63,18 @@ impl<'p> Merge<'p> {
         for r in results {
             match r {
                 Ok(t) => ok.push(t),
-                Err(mut p) => self.problems.append(&mut p),
+                Err(p) => {
+                    let room = MAX_PROBLEMS.saturating_sub(self.problems.len());
+                    self.more += p.len().saturating_sub(room) as u64;
+                    self.problems.extend(p.into_iter().take(room));
+                }
             }
         }
         ok
     }
 
     /// Keeps the id of test `index`, the last one taken (a passing test a report names).
-    pub(super) fn keep(&mut self, index: usize, seg: &RawSegment) {
+    pub(super) fn keep(&mut self, index: usize, seg: &Segment) {
         self.ledger.keep(index, seg);
     }
 
@@ -78,9 +89,20 @@ impl<'p> Merge<'p> {
     /// or every problem in line order.
     pub(super) fn finish(mut self, tests: &TestsFile) -> Result<TestIds, Vec<Problem>> {
         let found = self.ledger.verify(|| tests.scan(Keep::Nothing));
-        if !found.is_empty() {
-            self.problems.extend(found);
-            self.problems.sort_by_key(|p| (p.line.is_none(), p.line));
+        self.problems.extend(found);
+        // Line order; problems of one line in the order of their messages, which does not
+        // depend on the pass that found them (`validate` and `rank` list the same).
+        self.problems.sort_by(|a, b| {
+            (a.line.is_none(), a.line, &a.message).cmp(&(b.line.is_none(), b.line, &b.message))
+        });
+        if self.more > 0 {
+            self.problems.push(Problem::in_file(
+                &self.path,
+                format!(
+                    "... and {} more problems (the first {MAX_PROBLEMS} are listed)",
+                    self.more
+                ),
+            ));
         }
         self.problems.extend(self.ledger.no_tests(&self.path));
         if self.problems.is_empty() {

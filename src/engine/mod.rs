@@ -14,16 +14,17 @@ mod interest;
 mod merge;
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use std::path::Path;
+use std::sync::Arc;
 
-use crate::analysis::facts::{self, Facts, LineMap};
-use crate::analysis::{self, Failure, Replay, Unanalyzed};
+use crate::analysis::facts::{self, Facts, FailingTest, LineMap};
+use crate::analysis::{Check, Duas, Failure, FailureReplay, Replayed, Replayer, Unanalyzed};
 use crate::progress::Progress;
 use crate::ranking::coverage::DuaTable;
-use crate::trace::scan::{self, Keep, RawSegment};
+use crate::trace::assemble::TestRecord;
+use crate::trace::feed::{Feed, SegmentResults};
+use crate::trace::scan::{self, EndHeader, Keep, Piece, Segment};
 use crate::trace::{
-    Bundle, Dua, LocalSymbols, Outcome, Problem, StatementTable, Symbols, TestIds, TestTrace,
-    assemble,
+    Bundle, Dua, EntryValues, LocalSymbols, Outcome, Problem, StatementTable, Symbols, TestIds,
 };
 use interest::{Interest, NamedDua};
 use merge::Merge;
@@ -136,7 +137,7 @@ pub fn crash_uses(
     jobs: Jobs,
     progress: &mut dyn Progress,
 ) -> Result<Vec<CrashUse>, Vec<Problem>> {
-    let first = pass_one(bundle, None, jobs, progress)?;
+    let first = pass_one(bundle, &Options::default(), jobs, progress)?;
     let mut segments: Vec<_> = first.results.into_iter().collect();
     segments.sort_by_key(|(ordinal, _)| *ordinal);
     let problems: Vec<Problem> = segments
@@ -172,17 +173,17 @@ struct Tested {
     /// With [`Options::all_duas`]: DUAs whose names the engine's symbols lacked.
     named: Vec<NamedDua>,
     /// With [`Options::facts`], of a passing test: its body's calls with entry values.
-    entries: Vec<(String, crate::trace::EntryValues)>,
+    entries: Vec<(String, EntryValues)>,
     /// With [`Options::facts`], of a passing test: the lines it covered.
     covered: Vec<u32>,
 }
 
 impl Tested {
-    fn of(test: &TestTrace) -> Tested {
+    fn of(test: &TestRecord) -> Tested {
         Tested {
             index: test.index,
             outcome: test.outcome,
-            events: test.events.len() as u64,
+            events: test.events,
             duas: Vec::new(),
             named: Vec::new(),
             entries: Vec::new(),
@@ -193,12 +194,6 @@ impl Tested {
 
 type Results<T> = Vec<Result<T, Vec<Problem>>>;
 
-/// A replay error as a problem at the event's line.
-fn replay(test: &TestTrace, path: &Path) -> Result<Replay, Vec<Problem>> {
-    analysis::replay(test)
-        .map_err(|e| vec![Problem::at(path, test.event_lines[e.event], e.message)])
-}
-
 /// What pass 1 learned: the failing tests' analyses and the results of their segments.
 struct First {
     symbols: Symbols,
@@ -208,72 +203,173 @@ struct First {
     unanalyzed: Vec<Unanalyzed>,
     /// DUAs the failing tests exercised: they join theta but cover nothing.
     duas: FxHashSet<Dua>,
-    facts: Vec<facts::FailingTest>,
+    facts: Vec<FailingTest>,
+    /// With [`Options::facts`]: the lines coverage is counted on (eval's facts count coverage
+    /// by source line).
+    lines: Option<LineMap>,
+    /// Ordinals of the failing segments, in file order.
+    failing: Vec<usize>,
+    /// Failing segments too large to hold, with their end records: read in a pass of their own.
+    deferred: Vec<(usize, EndHeader)>,
 }
 
 /// Pass 1: the failing tests, analyzed on the calling thread (the scanner has a thread of its
-/// own), interning names into a copy of the bundle's symbols.
+/// own), interning names into a copy of the bundle's symbols. A failing test too large to
+/// hold, and every failing test after it, is deferred to pass 1b, which streams exactly those.
 fn pass_one(
     bundle: &Bundle,
-    lines: Option<&LineMap>,
+    options: &Options,
     jobs: Jobs,
     progress: &mut dyn Progress,
 ) -> Result<First, Vec<Problem>> {
-    let tables = &bundle.tables;
-    let path = bundle.tests.path();
     let scanner = bundle.tests.scan(Keep::Failing).map_err(|p| vec![p])?;
     let read = scanner.bytes_read();
     let mut first = First {
-        symbols: tables.symbols.clone(),
+        symbols: bundle.tables.symbols.clone(),
         results: FxHashMap::default(),
         failures: Vec::new(),
         unanalyzed: Vec::new(),
         duas: FxHashSet::default(),
         facts: Vec::new(),
+        lines: options
+            .facts
+            .then(|| LineMap::new(&bundle.tables.statements)),
+        failing: Vec::new(),
+        deferred: Vec::new(),
     };
-    scan::map_segments(
+    let mut feed = Feed::new();
+    scan::map_pieces(
         scanner,
         jobs.workers().min(1),
         || (),
-        |(), seg| seg,
-        |seg| {
-            if seg.bytes.is_none() {
-                return;
+        |(), piece| Some(piece),
+        |piece| {
+            // In this pass a kept segment is one piece, which carries its end record.
+            let header = piece.end.as_ref().and_then(|s| s.first_end.clone());
+            if let Some(seg) = &piece.end
+                && seg.failing()
+            {
+                first.failing.push(seg.ordinal);
+                if let (true, Some(h)) = (seg.deferred, &seg.first_end) {
+                    first.deferred.push((seg.ordinal, h.clone()));
+                }
             }
-            let done = assemble(&seg, path, &mut first.symbols, &tables.statements)
-                .into_iter()
-                .map(|test| {
-                    let test = test?;
-                    let replay = replay(&test, path)?;
-                    first.analyze(&test, &replay, &tables.statements, lines);
-                    Ok(Tested::of(&test))
-                })
-                .collect();
-            first.results.insert(seg.ordinal, done);
+            first.piece(piece, header, bundle, options, &mut feed);
             let items = first.failures.len() + first.unanalyzed.len();
             progress.advance(scan::load(&read), items as u64);
         },
     );
+    if !first.deferred.is_empty() {
+        pass_one_deferred(&mut first, bundle, options, jobs, progress)?;
+    }
     Ok(first)
 }
 
+/// Pass 1b: the deferred failing tests, streamed in pieces, each analyzed with the end record
+/// pass 1 saw.
+fn pass_one_deferred(
+    first: &mut First,
+    bundle: &Bundle,
+    options: &Options,
+    jobs: Jobs,
+    progress: &mut dyn Progress,
+) -> Result<(), Vec<Problem>> {
+    let size = bundle.tests.size();
+    progress.grow(size);
+    let deferred: FxHashMap<usize, EndHeader> =
+        std::mem::take(&mut first.deferred).into_iter().collect();
+    let ordinals: Arc<[usize]> = first
+        .failing
+        .iter()
+        .copied()
+        .filter(|o| deferred.contains_key(o))
+        .collect();
+    let scanner = bundle
+        .tests
+        .scan(Keep::Only(ordinals))
+        .map_err(|p| vec![p])?;
+    let read = scanner.bytes_read();
+    let mut feed = Feed::new();
+    scan::map_pieces(
+        scanner,
+        jobs.workers().min(1),
+        || (),
+        |(), piece| Some(piece),
+        |piece| {
+            let header = deferred.get(&piece.ordinal).cloned();
+            first.piece(piece, header, bundle, options, &mut feed);
+            let items = first.failures.len() + first.unanalyzed.len();
+            progress.advance(2 * size + scan::load(&read), items as u64);
+        },
+    );
+    Ok(())
+}
+
 impl First {
-    /// Phase 1 on one failing test: a failure for the flow-sets, or a reason it is unanalyzed.
-    fn analyze(
+    /// One piece of pass 1 or 1b: a kept segment's test is checked, replayed and analyzed;
+    /// `header` is the end record of the segment it belongs to.
+    fn piece(
         &mut self,
-        test: &TestTrace,
-        replay: &Replay,
-        statements: &StatementTable,
-        lines: Option<&LineMap>,
+        piece: Piece,
+        header: Option<EndHeader>,
+        bundle: &Bundle,
+        options: &Options,
+        feed: &mut Feed<FailureReplay>,
     ) {
-        self.duas.extend(replay.duas());
-        let analyzed = analysis::analyze_failure(test, replay, statements, &self.symbols);
-        if let Some(lines) = lines {
-            let failure = analyzed.as_ref().ok();
-            let f = facts::failing(test, replay, failure, statements, lines, &self.symbols);
-            self.facts.push(f);
+        let statements = &bundle.tables.statements;
+        let Some((seg, results)) = feed.piece(
+            piece,
+            bundle.tests.path(),
+            &mut self.symbols,
+            statements,
+            |_, symbols| {
+                let h = header.as_ref();
+                FailureReplay::new(
+                    h.and_then(|h| h.exception.as_ref()),
+                    h.is_some_and(|h| h.truncated),
+                    statements,
+                    symbols,
+                    options.facts,
+                )
+            },
+        ) else {
+            return;
+        };
+        // Segments whose bytes this pass dropped (passing, or deferred) give nothing.
+        if results.is_empty() {
+            return;
         }
-        match analyzed {
+        let done = results
+            .into_iter()
+            .map(|r| {
+                r.map(|(test, replay)| {
+                    let replayed = replay.finish(test.index, &self.symbols);
+                    self.take(&test, replayed, statements)
+                })
+            })
+            .collect();
+        self.results.insert(seg.ordinal, done);
+    }
+
+    /// Phase 1 on one failing test: a failure for the flow-sets, or a reason it is unanalyzed.
+    fn take(
+        &mut self,
+        test: &TestRecord,
+        replayed: Replayed,
+        statements: &StatementTable,
+    ) -> Tested {
+        self.duas.extend(replayed.duas);
+        if let Some(lines) = &self.lines {
+            let failure = replayed.analysis.as_ref().ok();
+            self.facts.push(FailingTest {
+                id: test.id.clone(),
+                exception: test.exception.clone(),
+                mut_entry: replayed.mut_entry,
+                covered: lines.covered(replayed.stmts),
+                crash_vars: failure.map(|f| facts::crash_entries(f, statements, &self.symbols)),
+            });
+        }
+        match replayed.analysis {
             Ok(failure) => self.failures.push(failure),
             Err(reason) => self.unanalyzed.push(Unanalyzed {
                 test: test.index,
@@ -281,6 +377,7 @@ impl First {
                 reason,
             }),
         }
+        Tested::of(test)
     }
 }
 
@@ -292,52 +389,67 @@ struct Isolated {
     id: String,
 }
 
-/// Pass 1b (`rank --od`): the failing tests of `isolated.jsonl` that `wanted` names (none
-/// without `--od`, and the file is not read), analyzed
-/// as pass 1 analyzes failures (so that pass 2 keeps the DUAs their crash variables need).
-/// Their test indices are fixed once pass 2 has every id ([`remap_isolated`]).
+/// Pass 1c (`rank --od`): the failing tests of `isolated.jsonl` that `options.isolated` names
+/// (none without `--od`, and the file is not read), analyzed as pass 1 analyzes failures (so
+/// that pass 2 keeps the DUAs their crash variables need). Their test indices are fixed once
+/// pass 2 has every id ([`remap_isolated`]). A failing test of the isolated file too large to
+/// hold is not analyzed here (docs/order-dependence.md): its masked failure does not join.
 fn isolated_pass(
     bundle: &Bundle,
-    wanted: &[String],
+    options: &Options,
+    jobs: Jobs,
     first: &mut First,
 ) -> Result<Vec<Isolated>, Vec<Problem>> {
-    let Some(file) = bundle.isolated.as_ref().filter(|_| !wanted.is_empty()) else {
+    let Some(file) = bundle
+        .isolated
+        .as_ref()
+        .filter(|_| !options.isolated.is_empty())
+    else {
         return Ok(Vec::new());
     };
-    let tables = &bundle.tables;
+    let statements = &bundle.tables.statements;
     let path = file.path();
-    let wanted: FxHashSet<&str> = wanted.iter().map(String::as_str).collect();
+    let wanted: FxHashSet<&str> = options.isolated.iter().map(String::as_str).collect();
     let mut taken: FxHashSet<String> = FxHashSet::default();
     let mut found = Vec::new();
     let mut problems = Vec::new();
     let scanner = file.scan(Keep::Failing).map_err(|p| vec![p])?;
-    scan::map_segments(
+    let mut feed = Feed::new();
+    scan::map_pieces(
         scanner,
-        0,
+        jobs.workers().min(1),
         || (),
-        |(), seg| seg,
-        |seg| {
-            if seg.bytes.is_none() {
+        |(), piece| Some(piece),
+        |piece| {
+            let header = piece.end.as_ref().and_then(|s| s.first_end.clone());
+            let Some((_, results)) =
+                feed.piece(piece, path, &mut first.symbols, statements, |_, symbols| {
+                    let h = header.as_ref();
+                    FailureReplay::new(
+                        h.and_then(|h| h.exception.as_ref()),
+                        h.is_some_and(|h| h.truncated),
+                        statements,
+                        symbols,
+                        options.facts,
+                    )
+                })
+            else {
                 return;
-            }
-            for test in assemble(&seg, path, &mut first.symbols, &tables.statements) {
-                let test = match test {
-                    Ok(t) if wanted.contains(t.id.as_str()) && !taken.contains(&t.id) => t,
-                    Ok(_) => continue,
-                    Err(mut p) => {
-                        problems.append(&mut p);
-                        continue;
-                    }
-                };
-                let replay = match replay(&test, path) {
+            };
+            for result in results {
+                let (test, replay) = match result {
                     Ok(r) => r,
                     Err(mut p) => {
                         problems.append(&mut p);
                         continue;
                     }
                 };
+                if !wanted.contains(test.id.as_str()) || taken.contains(&test.id) {
+                    continue;
+                }
+                let replayed = replay.finish(test.index, &first.symbols);
                 let (f, u) = (first.failures.len(), first.unanalyzed.len());
-                first.analyze(&test, &replay, &tables.statements, None);
+                first.take(&test, replayed, statements);
                 found.push(Isolated {
                     failure: (first.failures.len() > f).then_some(f),
                     unanalyzed: (first.unanalyzed.len() > u).then_some(u),
@@ -395,38 +507,62 @@ fn remap_isolated(
     joined
 }
 
-/// Pass 2's work on one segment (on a worker thread): check, replay, select DUAs, and with
-/// `lines` (eval's facts) note the calls and the covered lines of a passing test.
-fn pass_two(
-    seg: &RawSegment,
-    path: &Path,
-    symbols: &mut LocalSymbols,
-    statements: &StatementTable,
+/// Pass 2's sink for one test: the DUAs of interest and, with facts, the test body's calls.
+type Passing<'i> =
+    Replayer<Duas<&'i (dyn Fn(crate::trace::StmtIx, crate::trace::VarName) -> bool + Sync)>>;
+
+/// Pass 2's results for one test (on a worker thread): the DUAs kept, split into those in the
+/// shared symbols and those spelled out, and with `gather_facts` the calls of a passing
+/// test's body with entry values.
+fn tested(
+    test: &TestRecord,
+    sink: &Passing<'_>,
     interest: &Interest,
+    symbols: &LocalSymbols,
     lines: Option<&LineMap>,
-) -> Results<Tested> {
-    assemble(seg, path, symbols, statements)
-        .into_iter()
-        .map(|test| {
-            let test = test?;
-            let replay = replay(&test, path)?;
-            let (duas, named) = interest.select(&replay, symbols);
-            let (entries, covered) = match lines {
-                Some(lines) if test.outcome == Outcome::Pass => (
-                    facts::passing(&test, |m| symbols.name(m).to_string()),
-                    lines.covered(&test),
-                ),
-                _ => (Vec::new(), Vec::new()),
-            };
-            Ok(Tested {
-                duas,
-                named,
-                entries,
-                covered,
-                ..Tested::of(&test)
-            })
-        })
-        .collect()
+) -> Tested {
+    let (duas, named) = interest.split(sink.recorder.sorted(), symbols);
+    let entries = match (&sink.recorder.entries, test.outcome) {
+        (Some(entries), Outcome::Pass) => entries
+            .iter()
+            .map(|(m, v)| (symbols.name(*m).to_string(), v.clone()))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let covered = match (&sink.recorder.stmts, lines, test.outcome) {
+        (Some(stmts), Some(lines), Outcome::Pass) => lines.covered(stmts.iter().copied()),
+        _ => Vec::new(),
+    };
+    Tested {
+        duas,
+        named,
+        entries,
+        covered,
+        ..Tested::of(test)
+    }
+}
+
+/// The DUA table before pass 2: the static DUAs and those the failing tests exercised (they
+/// join theta but cover nothing), of interest.
+fn theta_table(
+    bundle: &Bundle,
+    interest: &Interest,
+    failing: &FxHashSet<Dua>,
+    max_covering: usize,
+) -> DuaTable {
+    let mut duas = DuaTable::new(max_covering);
+    for &dua in &bundle.tables.static_duas {
+        if interest.wants(&dua) {
+            duas.add_static(dua);
+        }
+    }
+    let failing_duas: Vec<Dua> = failing
+        .iter()
+        .copied()
+        .filter(|d| interest.wants(d))
+        .collect();
+    duas.add_failing(&failing_duas);
+    duas
 }
 
 /// Reads and analyzes every test of the bundle with `jobs` threads. All problems found are
@@ -439,64 +575,61 @@ pub fn analyze(
 ) -> Result<Analysis, Vec<Problem>> {
     let size = bundle.tests.size();
     progress.grow(2 * size);
-    // Eval's facts count coverage by source line (facts::LineMap).
-    let lines = options
-        .facts
-        .then(|| LineMap::new(&bundle.tables.statements));
-    let mut first = pass_one(bundle, lines.as_ref(), jobs, progress)?;
-    let isolated = isolated_pass(bundle, &options.isolated, &mut first)?;
+    let mut first = pass_one(bundle, options, jobs, progress)?;
+    let isolated = isolated_pass(bundle, options, jobs, &mut first)?;
 
     // What pass 2 keeps: the DUAs that reach a crash statement on a crash variable.
     let statements = &bundle.tables.statements;
     let interest = Interest::of(&first.failures, statements.len(), options.all_duas);
-    let mut duas = DuaTable::new(options.max_covering);
-    for &dua in &bundle.tables.static_duas {
-        if interest.wants(&dua) {
-            duas.add_static(dua);
-        }
-    }
-    let failing_duas: Vec<Dua> = first
-        .duas
-        .iter()
-        .copied()
-        .filter(|d| interest.wants(d))
-        .collect();
-    duas.add_failing(&failing_duas);
+    let mut duas = theta_table(bundle, &interest, &first.duas, options.max_covering);
 
     // Pass 2: every other test, checked and replayed on the workers, merged in bundle order.
     let path = bundle.tests.path();
+    let keep = Keep::Except(first.failing.iter().copied().collect());
+    // `rank --od` needs every id: an isolated failure joins the test of the same id.
     let keep_ids = options.all_ids || !options.isolated.is_empty();
-    let (mut merge, scanner) = Merge::start(&bundle.tests, Keep::Rest, keep_ids, progress, size)?;
+    let (mut merge, scanner) = Merge::start(&bundle.tests, keep, keep_ids, progress, size)?;
     let mut symbols = first.symbols;
     let shared = symbols.clone();
     let mut outcomes = Vec::new();
     let mut events = 0;
+    let lines = first.lines.take();
     let mut facts = Facts {
         failing: std::mem::take(&mut first.facts),
         passing_coverage: vec![0; lines.as_ref().map_or(0, LineMap::len)],
         ..Facts::default()
     };
     let mut changed = false;
-    scan::map_segments(
+    let wants = |stmt, var| interest.wants_use(stmt, var);
+    let wants: &(dyn Fn(_, _) -> bool + Sync) = &wants;
+    scan::map_pieces(
         scanner,
         jobs.workers(),
-        || LocalSymbols::new(&shared),
-        |local, mut seg| {
-            let done = pass_two(&seg, path, local, statements, &interest, lines.as_ref());
-            seg.bytes = None;
-            (seg, done)
+        || (LocalSymbols::new(&shared), Feed::new()),
+        |(local, feed), piece| {
+            let (seg, results) = feed.piece(piece, path, local, statements, |_, _| {
+                Replayer::new(Duas::new(wants, options.facts))
+            })?;
+            let done: Results<Tested> = results
+                .into_iter()
+                .map(|r| {
+                    r.map(|(test, sink)| tested(&test, &sink, &interest, local, lines.as_ref()))
+                })
+                .collect();
+            Some((seg, done))
         },
         |(seg, done)| {
             // A failing test's results are pass 1's; a failing test pass 1 did not see means
             // the file changed in between.
-            let done = match seg.failing() {
+            let failing = seg.failing();
+            let done = match failing {
                 true => first.results.remove(&seg.ordinal).unwrap_or_else(|| {
                     changed = true;
                     done
                 }),
                 false => done,
             };
-            for t in merge.take(&seg, done, seg.failing()) {
+            for t in merge.take(&seg, done, failing) {
                 events += t.events;
                 outcomes.push(t.outcome);
                 facts.passing_entries.extend(t.entries);
@@ -514,7 +647,7 @@ pub fn analyze(
             merge.tick(outcomes.len());
         },
     );
-    let test_ids = unchanged(
+    let test_ids = finished(
         merge.finish(&bundle.tests),
         changed || !first.results.is_empty(),
         path,
@@ -538,11 +671,12 @@ pub fn analyze(
     })
 }
 
-/// Pass 2's ids, unless the tests file changed between the passes (`changed`).
-fn unchanged(
+/// The test ids pass 2's merge gave, unless it found problems or `changed` (the file changed
+/// between the passes).
+fn finished(
     test_ids: Result<TestIds, Vec<Problem>>,
     changed: bool,
-    path: &Path,
+    path: &std::path::Path,
 ) -> Result<TestIds, Vec<Problem>> {
     let changed = changed.then(|| {
         Problem::in_file(
@@ -604,21 +738,20 @@ fn check_file(
         failing: 0,
         events: 0,
     };
-    scan::map_segments(
+    scan::map_pieces(
         scanner,
         jobs.workers(),
-        || LocalSymbols::new(&tables.symbols),
-        |symbols, mut seg| {
-            let done: Results<(Outcome, u64)> = assemble(&seg, path, symbols, &tables.statements)
+        || (LocalSymbols::new(&tables.symbols), Feed::new()),
+        |(symbols, feed), piece| {
+            let (seg, results): (Segment, SegmentResults<Replayer<Check>>) =
+                feed.piece(piece, path, symbols, &tables.statements, |_, _| {
+                    Replayer::new(Check)
+                })?;
+            let done: Results<(Outcome, u64)> = results
                 .into_iter()
-                .map(|test| {
-                    let test = test?;
-                    replay(&test, path)?;
-                    Ok((test.outcome, test.events.len() as u64))
-                })
+                .map(|r| r.map(|(test, _)| (test.outcome, test.events)))
                 .collect();
-            seg.bytes = None;
-            (seg, done)
+            Some((seg, done))
         },
         |(seg, done)| {
             for (outcome, events) in merge.take(&seg, done, false) {

@@ -100,16 +100,9 @@ impl Truth {
     }
 }
 
-/// Reads a whole input file.
+/// Reads a whole input file (a regular file of at most 64 MiB).
 pub fn read(path: &Path) -> Result<Vec<u8>, Problem> {
-    std::fs::read(path).map_err(|e| {
-        let what = if e.kind() == std::io::ErrorKind::NotFound {
-            "no such file".to_string()
-        } else {
-            format!("cannot read ({e})")
-        };
-        Problem::in_file(path, what)
-    })
+    crate::trace::lines::read_small(path, 64 << 20, "a truth, ranking or clusters file")
 }
 
 /// The file as UTF-8 text with every line end turned into `\n` (a BOM is dropped).

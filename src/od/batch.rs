@@ -19,18 +19,38 @@ use serde::Deserialize;
 use super::runner::{self, Exit, RunOutput, Runner};
 
 /// Runs `schedules` (each a list of test ids, in order) in as few runner processes as the
-/// protocol allows; one output per schedule, in order. `dirs` numbers the work directories.
-pub fn run_many(runner: &Runner, schedules: &[Vec<&str>], dirs: &AtomicU64) -> Vec<RunOutput> {
+/// protocol allows; one output per schedule, in order. `dirs` numbers the work directories. A
+/// process still going at `stop` is stopped (its schedules without a result: [`Exit::Stopped`]).
+pub fn run_many(
+    runner: &Runner,
+    schedules: &[Vec<&str>],
+    dirs: &AtomicU64,
+    stop: Option<Instant>,
+) -> Vec<RunOutput> {
     let mut out: Vec<Option<RunOutput>> = vec![None; schedules.len()];
     let mut pending: Vec<usize> = (0..schedules.len()).collect();
-    let single = |k: usize| runner::run(runner, &schedules[k], dirs.fetch_add(1, Ordering::SeqCst));
+    let single = |k: usize| {
+        runner::run(
+            runner,
+            &schedules[k],
+            dirs.fetch_add(1, Ordering::SeqCst),
+            stop,
+        )
+    };
     while !pending.is_empty() {
         if pending.len() == 1 {
             out[pending[0]] = Some(single(pending[0]));
             break;
         }
         let group: Vec<&[&str]> = pending.iter().map(|&k| schedules[k].as_slice()).collect();
-        let (results, exit) = batch(runner, &group, dirs.fetch_add(1, Ordering::SeqCst));
+        let (results, exit) = batch(runner, &group, dirs.fetch_add(1, Ordering::SeqCst), stop);
+        if exit == Exit::Stopped {
+            // The budget ran out: what the batch finished counts, the rest is not run.
+            for (&k, r) in pending.iter().zip(results) {
+                out[k] = Some(r.unwrap_or_else(|| runner::stopped(schedules[k].len())));
+            }
+            break;
+        }
         let mut incomplete = Vec::new();
         let mut any = false;
         for (&k, r) in pending.iter().zip(results) {
@@ -72,11 +92,16 @@ struct Tagged {
 
 /// One batch: the schedules with all their results (`None` for the others) and how the
 /// process ended.
-fn batch(runner: &Runner, group: &[&[&str]], n: u64) -> (Vec<Option<RunOutput>>, Exit) {
+fn batch(
+    runner: &Runner,
+    group: &[&[&str]],
+    n: u64,
+    stop: Option<Instant>,
+) -> (Vec<Option<RunOutput>>, Exit) {
     let dir = runner.work.join(format!("b{n}"));
     let scratch = dir.join("scratch");
     let result = match prepare(&dir, &scratch, group) {
-        Ok(()) => execute(runner, &dir, &scratch, group),
+        Ok(()) => execute(runner, &dir, &scratch, group, stop),
         Err(e) => (
             vec![None; group.len()],
             Exit::NotStarted(format!("cannot prepare {}: {e}", dir.display())),
@@ -98,6 +123,7 @@ fn execute(
     dir: &Path,
     scratch: &Path,
     group: &[&[&str]],
+    stop: Option<Instant>,
 ) -> (Vec<Option<RunOutput>>, Exit) {
     let schedules = dir.join("schedules.txt");
     let results = dir.join("results");
@@ -127,7 +153,7 @@ fn execute(
         .stderr(stderr)
         .process_group(0);
     let exit = match cmd.spawn() {
-        Ok(child) => wait(child, runner.timeout, &results),
+        Ok(child) => wait(child, runner.timeout, &results, stop),
         Err(e) => Exit::NotStarted(e.to_string()),
     };
     let text =
@@ -137,8 +163,13 @@ fn execute(
 }
 
 /// Waits for the batch, killing its process group once no result arrived for `timeout` (the
-/// results file did not grow), and in any case when it ends.
-fn wait(mut child: std::process::Child, timeout: Duration, results: &Path) -> Exit {
+/// results file did not grow) or at `stop` (the budget), and in any case when it ends.
+fn wait(
+    mut child: std::process::Child,
+    timeout: Duration,
+    results: &Path,
+    stop: Option<Instant>,
+) -> Exit {
     let pgid = child.id() as i32;
     let mut last = Instant::now();
     let mut size = 0;
@@ -158,6 +189,11 @@ fn wait(mut child: std::process::Child, timeout: Duration, results: &Path) -> Ex
             runner::kill_group(pgid);
             let _ = child.wait();
             break Exit::Timeout;
+        }
+        if stop.is_some_and(|s| Instant::now() >= s) {
+            runner::kill_group(pgid);
+            let _ = child.wait();
+            break Exit::Stopped;
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(50));

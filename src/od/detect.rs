@@ -7,7 +7,7 @@
 //! [`OdReport`]. With a shard ([`super::shard`]), only the planned schedules of this shard run
 //! and the journal is the result ([`run_shard`]).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::algo::{self, Algo, Params};
@@ -187,6 +187,7 @@ pub fn detect(
         run_algorithms(&mut st, exec, &ids, access.unwrap_or(&empty), settings)?;
     let judged = judge(&ids, &st, settings.reruns, exec);
     let candidates = access.map(|a| candidates(a, &ids, refinement.as_ref()));
+    let budget = budget(settings, &algorithms, exec);
     Ok(OdReport {
         schema: OD_SCHEMA.to_string(),
         runner: settings.runner.clone(),
@@ -198,11 +199,7 @@ pub fn detect(
         verdicts: judged.verdicts,
         candidates,
         problems: exec.problems().to_vec(),
-        budget: BudgetReport {
-            limit_seconds: settings.budget_seconds,
-            exhausted: exec.budget_exhausted,
-            not_run: exec.not_run,
-        },
+        budget,
         invocation: Invocation {
             executed: exec.executed,
             reused: exec.reused,
@@ -279,6 +276,32 @@ fn failing(results: &[Observed]) -> Vec<bool> {
         .iter()
         .map(|r| matches!(r, Ok(Outcome::Fail { .. })))
         .collect()
+}
+
+/// What the budget left unrun: each algorithm's planned schedules it did not run (PRADET's
+/// pending edges included: it plans one schedule at a time), and the runs of the other phases
+/// (the default order, confirmation, tests alone, minimization) that did not start.
+fn budget(
+    settings: &DetectSettings,
+    algorithms: &[AlgoReport],
+    exec: &Executor<'_>,
+) -> BudgetReport {
+    let mut by: BTreeMap<String, usize> = algorithms
+        .iter()
+        .filter(|a| a.schedules > a.runs)
+        .map(|a| (a.algo.clone(), a.schedules - a.runs))
+        .collect();
+    for (phase, &n) in &exec.not_run {
+        if !algorithms.iter().any(|a| &a.algo == phase) {
+            *by.entry(phase.clone()).or_default() += n;
+        }
+    }
+    BudgetReport {
+        limit_seconds: settings.budget_seconds,
+        exhausted: exec.budget_exhausted,
+        not_run: by.values().sum(),
+        not_run_by: by,
+    }
 }
 
 /// The reference run: the default order, which must give a result for some test.
@@ -673,7 +696,7 @@ impl Judge<'_> {
         exec: &mut Executor<'_>,
     ) {
         let batch: Vec<Job> = confirmed.iter().map(|(t, _)| (vec![*t], 0)).collect();
-        let runs = exec.run_batch("isolate", &batch);
+        let runs = exec.run_batch("alone", &batch);
         for ((t, confirmations), iso) in confirmed.into_iter().zip(runs) {
             self.spent[t].insert((vec![t], 0));
             let isolated = iso.as_ref().and_then(|r| r.results[0].clone().ok());

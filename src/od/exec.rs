@@ -10,7 +10,7 @@
 //! confirmation. With a shard, [`Executor::run_planned`] runs only the shard's schedules;
 //! [`Executor::preload`] takes in other shards' journals (`od merge`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -77,7 +77,8 @@ pub struct Executor<'p> {
     shard: Option<Shard>,
     deadline: Option<Instant>,
     pub budget_exhausted: bool,
-    pub not_run: usize,
+    /// Runs the budget left unrun, by the phase that asked for them.
+    pub not_run: BTreeMap<String, usize>,
     cache: HashMap<Job, Arc<Run>>,
     /// Runs the analysis used, each distinct job once.
     used: HashSet<Job>,
@@ -108,7 +109,7 @@ impl<'p> Executor<'p> {
             shard: None,
             deadline: budget.map(|b| Instant::now() + b),
             budget_exhausted: false,
-            not_run: 0,
+            not_run: BTreeMap::new(),
             cache: HashMap::new(),
             used: HashSet::new(),
             journal: None,
@@ -220,7 +221,10 @@ impl<'p> Executor<'p> {
         if !todo.is_empty() {
             self.progress.stage(phase);
             self.progress.grow(todo.len() as u64);
-            self.execute(&todo, fresh);
+            let unrun = self.execute(&todo, fresh);
+            if unrun > 0 {
+                *self.not_run.entry(phase.to_string()).or_default() += unrun;
+            }
         }
         let mut out = Vec::with_capacity(batch.len());
         for job in batch {
@@ -264,8 +268,9 @@ impl<'p> Executor<'p> {
     }
 
     /// Runs `todo`: one schedule per process when `fresh`, else consecutive groups of up to
-    /// `batch` per process, the groups shared out between the workers.
-    fn execute(&mut self, todo: &[Job], fresh: bool) {
+    /// `batch` per process, the groups shared out between the workers. How many of its jobs
+    /// the budget left unrun (not started, or stopped).
+    fn execute(&mut self, todo: &[Job], fresh: bool) -> usize {
         let size = if fresh { 1 } else { self.batch };
         let units: Vec<std::ops::Range<usize>> = (0..todo.len())
             .step_by(size)
@@ -300,17 +305,18 @@ impl<'p> Executor<'p> {
                             .iter()
                             .map(|(s, _)| s.iter().map(|&t| ids[t].as_str()).collect())
                             .collect();
+                        // A schedule under way when the budget has run out by more than a
+                        // schedule's time limit is stopped.
+                        let stop = deadline.map(|d| d + runner.timeout);
                         let outs = if names.len() == 1 {
-                            vec![runner::run(
-                                runner,
-                                &names[0],
-                                dirs.fetch_add(1, Ordering::SeqCst),
-                            )]
+                            let n = dirs.fetch_add(1, Ordering::SeqCst);
+                            vec![runner::run(runner, &names[0], n, stop)]
                         } else {
-                            super::batch::run_many(runner, &names, dirs)
+                            super::batch::run_many(runner, &names, dirs, stop)
                         };
                         for (i, out) in unit.clone().zip(outs) {
-                            let _ = tx.send((i, Some(out)));
+                            let out = (out.exit != runner::Exit::Stopped).then_some(out);
+                            let _ = tx.send((i, out));
                         }
                     }
                 });
@@ -330,12 +336,13 @@ impl<'p> Executor<'p> {
             }
         });
         finished.sort_by_key(|(i, _)| *i);
+        let mut unrun = 0;
         for (i, out) in finished {
             let job = todo[i].clone();
             match out {
                 None => {
                     self.budget_exhausted = true;
-                    self.not_run += 1;
+                    unrun += 1;
                 }
                 Some(out) => {
                     self.executed += 1;
@@ -352,6 +359,7 @@ impl<'p> Executor<'p> {
                 }
             }
         }
+        unrun
     }
 }
 

@@ -11,12 +11,26 @@ use super::Access;
 use super::report::{OD_SCHEMA, OD_SCHEMA_V1, OdReport};
 use super::{check, compat, idflakies};
 use crate::trace::Problem;
-use crate::trace::lines::Lines;
-use crate::trace::{Bundle, Event, Source, Var};
+use crate::trace::assemble::EventSink;
+use crate::trace::lines::{Lines, read_small};
+use crate::trace::symbols::Names;
+use crate::trace::{Bundle, Event, Source, Sym, Var};
+
+/// The most bytes of a test list, access file or report read.
+pub const MAX_INPUT: u64 = 64 << 20;
 
 fn read_text(path: &Path) -> Result<String, Vec<Problem>> {
-    std::fs::read_to_string(path)
-        .map_err(|e| vec![Problem::in_file(path, format!("cannot read: {e}"))])
+    let bytes =
+        read_small(path, MAX_INPUT, "a test list, access file or report").map_err(|p| vec![p])?;
+    String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = 1 + good.iter().filter(|&&b| b == b'\n').count() as u64;
+        vec![Problem::at(
+            path,
+            line,
+            "not UTF-8: expected a UTF-8 text file",
+        )]
+    })
 }
 
 /// A test list: one id per line, in the default order; blank lines and lines starting with
@@ -162,68 +176,19 @@ pub const OUTPUT_STREAMS: [&str; 2] = ["java.lang.System.out", "java.lang.System
 /// [`OUTPUT_STREAMS`] are left out.
 pub fn access_from_bundle(path: &Path) -> Result<BundleSuite, Vec<Problem>> {
     let bundle = Bundle::open(path)?;
-    let mut reader = bundle.tests.reader(&bundle.tables).map_err(|p| vec![p])?;
     let mut ids = Vec::new();
     let mut per_test = Vec::new();
     let mut failing = Vec::new();
-    let mut problems = Vec::new();
-    while let Some(item) = reader.next() {
-        let test = match item {
-            Ok(t) => t,
-            Err(mut found) => {
-                problems.append(&mut found);
-                continue;
-            }
-        };
-        let symbols = reader.symbols();
-        let mut written: HashSet<crate::trace::Sym> = HashSet::new();
-        let mut reads: Vec<String> = Vec::new();
-        let mut writes: Vec<String> = Vec::new();
-        let read = |name: crate::trace::Sym, written: &HashSet<_>, reads: &mut Vec<String>| {
-            if !written.contains(&name) {
-                let s = symbols.name(name).to_string();
-                if !reads.contains(&s) {
-                    reads.push(s);
-                }
-            }
-        };
-        for event in &test.events {
-            match event {
-                Event::Use {
-                    var: Var::Static { name },
-                    ..
-                } => read(*name, &written, &mut reads),
-                Event::Branch { uses, .. } => {
-                    for v in uses {
-                        if let Var::Static { name } = v {
-                            read(*name, &written, &mut reads);
-                        }
-                    }
-                }
-                Event::Def { var, source, .. } => {
-                    if let Source::Copy {
-                        from: Var::Static { name },
-                        ..
-                    } = source
-                    {
-                        read(*name, &written, &mut reads);
-                    }
-                    if let Var::Static { name } = var {
-                        written.insert(*name);
-                        let s = symbols.name(*name).to_string();
-                        if !writes.contains(&s) {
-                            writes.push(s);
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        ids.push(test.id.clone());
-        per_test.push((reads, writes));
-        failing.push(test.outcome == crate::trace::Outcome::Fail);
-    }
-    drop(reader);
+    let problems = crate::trace::stream(
+        &bundle.tests,
+        &bundle.tables,
+        StaticsSeen::default,
+        |test, seen, _| {
+            ids.push(test.id);
+            per_test.push((seen.reads, seen.writes));
+            failing.push(test.outcome == crate::trace::Outcome::Fail);
+        },
+    );
     if !problems.is_empty() {
         return Err(problems);
     }
@@ -249,6 +214,62 @@ pub fn access_from_bundle(path: &Path) -> Result<BundleSuite, Vec<Problem>> {
         access: per_test,
         failing,
     })
+}
+
+/// One test's static reads and writes, gathered from its events as they are read.
+#[derive(Default)]
+struct StaticsSeen {
+    written: HashSet<Sym>,
+    reads: Vec<String>,
+    writes: Vec<String>,
+}
+
+impl StaticsSeen {
+    /// A read counts if the test has not written the field before.
+    fn read(&mut self, name: Sym, names: &dyn Names) {
+        if !self.written.contains(&name) {
+            let s = names.name(name);
+            if !self.reads.iter().any(|r| r == s) {
+                self.reads.push(s.to_string());
+            }
+        }
+    }
+}
+
+impl EventSink for StaticsSeen {
+    fn event(&mut self, event: &Event, names: &dyn Names) -> Result<(), String> {
+        match event {
+            Event::Use {
+                var: Var::Static { name },
+                ..
+            } => self.read(*name, names),
+            Event::Branch { uses, .. } => {
+                for v in uses {
+                    if let Var::Static { name } = v {
+                        self.read(*name, names);
+                    }
+                }
+            }
+            Event::Def { var, source, .. } => {
+                if let Source::Copy {
+                    from: Var::Static { name },
+                    ..
+                } = source
+                {
+                    self.read(*name, names);
+                }
+                if let Var::Static { name } = var {
+                    self.written.insert(*name);
+                    let s = names.name(*name);
+                    if !self.writes.iter().any(|w| w == s) {
+                        self.writes.push(s.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
 }
 
 /// The `statics` object of an `end` record (docs/trace-format.md; the Java agent writes it):

@@ -4,6 +4,8 @@
 //! ([`Dependency`]); the per-test verdicts are a summary derived from the edges.
 
 use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::{Missing, Observed, Outcome};
@@ -363,8 +365,12 @@ pub struct RunProblem {
 pub struct BudgetReport {
     pub limit_seconds: Option<f64>,
     pub exhausted: bool,
-    /// Schedules not run because the budget ran out.
+    /// Runs not made because the budget ran out: planned schedules of every algorithm, and
+    /// runs of the later phases.
     pub not_run: usize,
+    /// The same, by algorithm or phase (`default`, `confirm`, `alone`, `minimize`).
+    #[serde(default)]
+    pub not_run_by: BTreeMap<String, usize>,
 }
 
 /// A test that `rank --exclude-od` takes out of the ranking, with the evidence.
@@ -451,9 +457,16 @@ pub fn table(report: &OdReport) -> String {
     out.push('\n');
     out.push_str(&summary_line(&report.summary, report.invocation));
     if report.budget.exhausted {
+        let by: Vec<String> = report
+            .budget
+            .not_run_by
+            .iter()
+            .map(|(phase, n)| format!("{n} {phase}"))
+            .collect();
         out.push_str(&format!(
-            "budget exhausted: {} schedules not run; run again with the same -o to resume\n",
-            report.budget.not_run
+            "budget exhausted: {} runs not made ({}); run again with the same -o to resume\n",
+            report.budget.not_run,
+            by.join(", ")
         ));
     }
     for p in &report.problems {

@@ -36,6 +36,8 @@ pub enum Exit {
     Signal(i32),
     Timeout,
     NotStarted(String),
+    /// Stopped because the budget ran out (the run counts as not run).
+    Stopped,
 }
 
 impl Exit {
@@ -51,6 +53,7 @@ impl Exit {
             Exit::Code(c) => format!("exit status {c}"),
             Exit::Signal(s) => format!("killed by signal {s}"),
             Exit::Timeout => "timeout".to_string(),
+            Exit::Stopped => "stopped: the budget ran out".to_string(),
             Exit::NotStarted(why) => format!("not started: {why}"),
         }
     }
@@ -72,12 +75,13 @@ pub struct RunOutput {
 }
 
 /// Runs `ids` (one schedule, in order) and reads the results. `n` names the schedule's
-/// directory inside `runner.work` (it is removed afterwards).
-pub fn run(runner: &Runner, ids: &[&str], n: u64) -> RunOutput {
+/// directory inside `runner.work` (it is removed afterwards). A run still going at `stop` is
+/// stopped ([`Exit::Stopped`]).
+pub fn run(runner: &Runner, ids: &[&str], n: u64, stop: Option<Instant>) -> RunOutput {
     let dir = runner.work.join(format!("s{n}"));
     let scratch = dir.join("scratch");
     let out = match prepare(&dir, &scratch, ids) {
-        Ok(()) => execute(runner, &dir, &scratch, ids),
+        Ok(()) => execute(runner, &dir, &scratch, ids, stop),
         Err(e) => not_started(ids.len(), format!("cannot prepare {}: {e}", dir.display())),
     };
     let _ = fs::remove_dir_all(&dir);
@@ -94,6 +98,17 @@ pub(super) fn prepare(dir: &Path, scratch: &Path, ids: &[&str]) -> std::io::Resu
     fs::write(dir.join("tests.txt"), list)
 }
 
+/// A run the budget stopped: it counts as not run.
+pub(super) fn stopped(len: usize) -> RunOutput {
+    RunOutput {
+        exit: Exit::Stopped,
+        results: vec![Err(Missing::Timeout); len],
+        problems: Vec::new(),
+        stderr_tail: None,
+        flaky: Vec::new(),
+    }
+}
+
 pub(super) fn not_started(len: usize, why: String) -> RunOutput {
     RunOutput {
         exit: Exit::NotStarted(why.clone()),
@@ -104,7 +119,13 @@ pub(super) fn not_started(len: usize, why: String) -> RunOutput {
     }
 }
 
-fn execute(runner: &Runner, dir: &Path, scratch: &Path, ids: &[&str]) -> RunOutput {
+fn execute(
+    runner: &Runner,
+    dir: &Path,
+    scratch: &Path,
+    ids: &[&str],
+    stop: Option<Instant>,
+) -> RunOutput {
     let tests = dir.join("tests.txt");
     let results = dir.join("results");
     let (stdout, stderr) = match (
@@ -147,19 +168,26 @@ fn execute(runner: &Runner, dir: &Path, scratch: &Path, ids: &[&str]) -> RunOutp
             let _ = child.wait();
             break Exit::Timeout;
         }
+        if stop.is_some_and(|s| Instant::now() >= s) {
+            kill_group(pgid);
+            let _ = child.wait();
+            break Exit::Stopped;
+        }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_millis(50));
     };
     // Whatever the runner left behind (a forked server, a hung child) goes with it: the next
     // schedule must start from a fresh environment.
     kill_group(pgid);
-    let text = fs::read(&results).ok();
+    let (text, mut read_problems) = read_results(&results);
     let (mut observed, problems) = match &text {
         Some(bytes) => parse_results(&String::from_utf8_lossy(bytes), ids),
         None => (vec![None; ids.len()], Vec::new()),
     };
+    read_problems.extend(problems);
+    let problems = read_problems;
     let why = match &exit {
-        Exit::Timeout => Missing::Timeout,
+        Exit::Timeout | Exit::Stopped => Missing::Timeout,
         Exit::Signal(_) => Missing::Crashed(exit.text()),
         Exit::Code(0) => Missing::NoResult,
         Exit::Code(_) => Missing::Crashed(exit.text()),
@@ -271,6 +299,46 @@ pub(super) fn tail(path: &Path) -> String {
     lines[lines.len().saturating_sub(20)..].join("\n")
 }
 
+/// The most bytes of a results file read (a JUnit XML report of thousands of tests is a few
+/// megabytes); the rest is ignored, with a problem.
+pub const MAX_RESULTS: u64 = 32 << 20;
+/// The longest JSON Lines result line read; a longer one is a problem.
+pub const MAX_RESULT_LINE: usize = 64 << 10;
+/// At most this many problems of one results file are kept.
+const MAX_RUN_PROBLEMS: usize = 20;
+/// At most this many characters of bad input are quoted in a message.
+const QUOTED: usize = 200;
+
+/// At most [`QUOTED`] characters of `text`, and how long it was if it was longer.
+pub fn clip(text: &str) -> String {
+    match text.char_indices().nth(QUOTED) {
+        None => text.to_string(),
+        Some((at, _)) => format!("{}... ({} bytes in all)", &text[..at], text.len()),
+    }
+}
+
+/// A runner's results file (`None` if there is none), read up to [`MAX_RESULTS`] bytes.
+fn read_results(path: &Path) -> (Option<Vec<u8>>, Vec<String>) {
+    let Ok(file) = crate::trace::lines::open_regular(path) else {
+        return (None, Vec::new());
+    };
+    let mut bytes = Vec::new();
+    if let Err(e) = file.take(MAX_RESULTS + 1).read_to_end(&mut bytes) {
+        return (None, vec![format!("cannot read the results file: {e}")]);
+    }
+    let mut problems = Vec::new();
+    if bytes.len() as u64 > MAX_RESULTS {
+        bytes.truncate(MAX_RESULTS as usize);
+        // Up to the last complete line.
+        let end = memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1);
+        bytes.truncate(end);
+        problems.push(format!(
+            "the results file is larger than {MAX_RESULTS} bytes: only its first lines were read"
+        ));
+    }
+    (Some(bytes), problems)
+}
+
 /// One JSON Lines result record.
 #[derive(Deserialize)]
 struct RawResult {
@@ -301,9 +369,15 @@ pub fn parse_results(text: &str, ids: &[&str]) -> (Vec<Option<Observed>>, Vec<St
         match slot {
             Some(p) => observed[p] = Some(outcome.ok_or(Missing::Skipped)),
             None => problems.push(format!(
-                "result for {id:?}, which is not in the schedule (or has all its results already)"
+                "result for {}, which is not in the schedule (or has all its results already)",
+                clip(&format!("{id:?}"))
             )),
         }
+    }
+    if problems.len() > MAX_RUN_PROBLEMS {
+        let more = problems.len() - MAX_RUN_PROBLEMS;
+        problems.truncate(MAX_RUN_PROBLEMS);
+        problems.push(format!("... and {more} more problems in this results file"));
     }
     (observed, problems)
 }
@@ -316,9 +390,16 @@ fn parse_jsonl(text: &str) -> (Vec<Record>, Vec<String>) {
             continue;
         }
         let no = i + 1;
+        if line.len() > MAX_RESULT_LINE {
+            problems.push(format!(
+                "results line {no}: longer than {MAX_RESULT_LINE} bytes; expected one short JSON object per test"
+            ));
+            continue;
+        }
         let raw: RawResult = match serde_json::from_str(line) {
             Ok(r) => r,
             Err(e) => {
+                let e = clip(&e.to_string());
                 problems.push(format!(
                     "results line {no}: {e}; expected {{\"test\": ID, \"outcome\": \"pass\"|\"fail\", \"exception\", \"class\", \"line\"}}"
                 ));
@@ -335,7 +416,8 @@ fn parse_jsonl(text: &str) -> (Vec<Record>, Vec<String>) {
             "skip" | "skipped" => None,
             other => {
                 problems.push(format!(
-                    "results line {no}: outcome {other:?}; expected \"pass\", \"fail\", \"error\" or \"skip\""
+                    "results line {no}: outcome {}; expected \"pass\", \"fail\", \"error\" or \"skip\"",
+                    clip(&format!("{other:?}"))
                 ));
                 continue;
             }
@@ -356,8 +438,9 @@ fn parse_junit(text: &str) -> (Vec<Record>, Vec<String>) {
             Ok(e) => e,
             Err(e) => {
                 junit.problems.push(format!(
-                    "results (JUnit XML) at byte {}: {e}",
-                    reader.buffer_position()
+                    "results (JUnit XML) at byte {}: {}",
+                    reader.buffer_position(),
+                    clip(&e.to_string())
                 ));
                 break;
             }
@@ -573,6 +656,41 @@ not json
                 .split(' ')
                 .nth(1),
             Some("java.lang.IllegalStateException")
+        );
+    }
+
+    /// A run still going when its stop time has come is stopped, whatever its own time limit.
+    #[test]
+    fn a_run_past_its_stop_is_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let runner = Runner {
+            command: "sleep 600; :".into(),
+            timeout: Duration::from_secs(3600),
+            work: dir.path().to_path_buf(),
+        };
+        let out = run(&runner, &["A.a"], 0, Some(Instant::now()));
+        assert_eq!(out.exit, Exit::Stopped);
+        assert_eq!(out.results, vec![Err(Missing::Timeout)]);
+    }
+
+    /// A huge result line is refused whole, and a long test id is quoted by its beginning only.
+    #[test]
+    fn bad_results_are_quoted_by_a_prefix() {
+        let huge = format!(
+            "{{\"test\":\"{}\",\"outcome\":\"pass\"}}",
+            "x".repeat(1 << 20)
+        );
+        let long_id = "y".repeat(10_000);
+        let text = format!("{huge}\n{{\"test\":\"{long_id}\",\"outcome\":\"pass\"}}\n");
+        let (obs, problems) = parse_results(&text, &["A.a"]);
+        assert_eq!(obs, vec![None]);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].starts_with("results line 1: longer than 65536 bytes"));
+        assert!(problems.iter().all(|p| p.len() < 400), "{problems:?}");
+        assert!(
+            problems[1].contains("(10002 bytes in all)"),
+            "{}",
+            problems[1]
         );
     }
 

@@ -1,33 +1,165 @@
-//! Turns one segment of `tests.jsonl` (one test's lines) into a checked [`TestTrace`].
+//! Checks one segment of `tests.jsonl` (one test's lines), piece by piece, and hands each of
+//! its events to an [`EventSink`] as it goes: a test's events are never held together.
 //!
 //! Every structural rule of the format doc that one test can break is checked here (pairing
 //! of `begin`/`end`, known statements, frames entered before use, event counts). A test with
-//! problems comes out as `Err` with all of them, so `paf validate` can list every problem in a
-//! bundle. [`assemble`] needs nothing from other segments, so it runs on any thread; the checks
-//! that span the file are the [`super::ledger::Ledger`]'s.
+//! problems comes out as `Err` with all of them (at most [`MAX_TEST_PROBLEMS`] listed), so
+//! `paf validate` can list every problem in a bundle. An [`Assembly`] needs nothing from other
+//! segments, so it runs on any thread; the checks that span the file are the
+//! [`super::ledger::Ledger`]'s. [`assemble`] collects a whole test in memory, for tests and
+//! small tools.
 
 use rustc_hash::FxHashMap;
 use std::path::Path;
 
 use super::model::{
-    Event, FrameId, How, Outcome, Role, Source, StatementTable, StmtIx, TestTrace, Var,
+    Event, ExceptionInfo, FrameId, How, Outcome, Role, Source, StatementTable, StmtIx, TestTrace,
+    Var,
 };
 use super::problem::Problem;
 use super::raw::{self, Kind, Record};
-use super::scan::RawSegment;
-use super::symbols::Intern;
+use super::scan::{Piece, Segment};
+use super::symbols::{Intern, Names, Sym};
+
+/// At most this many problems of one test (or of the stray lines of one segment) are kept; the
+/// rest are counted in a last problem.
+pub const MAX_TEST_PROBLEMS: usize = 100;
+
+/// Where a test's checked events go, one at a time, in order.
+pub trait EventSink {
+    /// The next event; `names` spells its symbols. `Err` says the event stream is inconsistent
+    /// (why, for a problem at the event's line); the sink gets no more events then.
+    fn event(&mut self, event: &Event, names: &dyn Names) -> Result<(), String>;
+}
+
+/// A sink that only counts on the checks (they are the assembler's).
+impl EventSink for () {
+    fn event(&mut self, _: &Event, _: &dyn Names) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// A checked test without its events (they went to a sink).
+#[derive(Clone, Debug)]
+pub struct TestRecord {
+    /// Position of the test in the bundle (0-based).
+    pub index: usize,
+    pub id: String,
+    /// Line of the test's `begin` record.
+    pub line: u64,
+    pub outcome: Outcome,
+    pub exception: Option<ExceptionInfo>,
+    pub truncated: bool,
+    pub events: u64,
+}
+
+/// Problems of one test or of one segment's stray lines, with a count of those not kept.
+#[derive(Default)]
+struct Problems {
+    kept: Vec<Problem>,
+    more: u64,
+    /// The line of the last problem not kept.
+    last: u64,
+}
+
+impl Problems {
+    fn push(&mut self, p: Problem) {
+        if self.kept.len() < MAX_TEST_PROBLEMS {
+            self.kept.push(p);
+        } else {
+            self.more += 1;
+            self.last = self.last.max(p.line.unwrap_or(0));
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.kept.is_empty()
+    }
+
+    /// Every problem in line order (a missing end is found after later lines), the count of
+    /// those not kept last.
+    fn into_vec(mut self, path: &Path) -> Vec<Problem> {
+        self.kept.sort_by_key(|p| p.line);
+        if self.more > 0 {
+            self.kept.push(Problem::at(
+                path,
+                self.last,
+                format!(
+                    "... and {} more problems up to this line (the first {MAX_TEST_PROBLEMS} are listed)",
+                    self.more
+                ),
+            ));
+        }
+        self.kept
+    }
+}
+
+/// The frames a test entered: each one's method and whether it is still active. Tracers number
+/// frames densely (the Java agent counts up), so the ids from the first one on live in a
+/// vector, four bytes a frame; an id far from them goes to a map.
+#[derive(Default)]
+struct Frames {
+    base: u64,
+    /// By `id - base`: 0 if never entered, else `(method + 1) << 1 | active`.
+    dense: Vec<u32>,
+    sparse: FxHashMap<FrameId, (Sym, bool)>,
+}
+
+impl Frames {
+    fn get(&self, frame: FrameId) -> Option<(Sym, bool)> {
+        let slot = frame
+            .checked_sub(self.base)
+            .and_then(|i| self.dense.get(usize::try_from(i).ok()?));
+        match slot {
+            Some(&v) if v != 0 => Some((Sym((v >> 1) - 1), v & 1 == 1)),
+            _ => self.sparse.get(&frame).copied(),
+        }
+    }
+
+    fn contains(&self, frame: FrameId) -> bool {
+        self.get(frame).is_some()
+    }
+
+    /// Sets a frame's method and state.
+    fn set(&mut self, frame: FrameId, method: Sym, active: bool) {
+        if self.dense.is_empty() && self.sparse.is_empty() {
+            self.base = frame;
+        }
+        if let Some(f) = self.sparse.get_mut(&frame) {
+            *f = (method, active);
+            return;
+        }
+        // Within reach of the ids seen so far (and a method that fits the encoding).
+        let reach = (self.dense.len() as u64).max(4096) * 2;
+        let near = frame
+            .checked_sub(self.base)
+            .filter(|&i| i < reach && method.0 < u32::MAX / 2 - 1);
+        match near {
+            Some(i) => {
+                let i = i as usize;
+                if i >= self.dense.len() {
+                    self.dense.resize(i + 1, 0);
+                }
+                self.dense[i] = ((method.0 + 1) << 1) | u32::from(active);
+            }
+            None => {
+                self.sparse.insert(frame, (method, active));
+            }
+        }
+    }
+}
 
 /// A test being assembled from its records.
 struct Open {
     id: String,
     line: u64,
-    events: Vec<Event>,
-    event_lines: Vec<u64>,
-    /// Frame id -> still active?
-    frames: FxHashMap<FrameId, bool>,
-    problems: Vec<Problem>,
+    events: u64,
+    frames: Frames,
+    problems: Problems,
     /// Lines of this test that could not be parsed (their events are missing).
-    bad_lines: usize,
+    bad_lines: u64,
+    /// The sink's complaint, at its line: a problem only if the test has no other.
+    sink_error: Option<Problem>,
 }
 
 impl Open {
@@ -35,16 +167,21 @@ impl Open {
         Open {
             id: id.to_string(),
             line,
-            events: Vec::new(),
-            event_lines: Vec::new(),
-            frames: FxHashMap::default(),
-            problems: Vec::new(),
+            events: 0,
+            frames: Frames::default(),
+            problems: Problems::default(),
             bad_lines: 0,
+            sink_error: None,
         }
     }
 
+    /// The sink still wants events: nothing went wrong so far.
+    fn feeding(&self) -> bool {
+        self.problems.is_empty() && self.sink_error.is_none()
+    }
+
     /// The problems of a test the segment ended before its `end` record.
-    fn unfinished(mut self, seg: &RawSegment, path: &Path) -> Vec<Problem> {
+    fn unfinished(mut self, seg: &Segment, path: &Path) -> Vec<Problem> {
         let missing = match (&seg.fatal, seg.next_begin) {
             // After a read error the error itself says why the test is cut short.
             (Some(_), _) => None,
@@ -61,8 +198,10 @@ impl Open {
         if let Some(m) = missing {
             self.problems.push(Problem::at(path, self.line, m));
         }
-        self.problems.extend(seg.fatal.clone());
-        self.problems
+        if let Some(fatal) = &seg.fatal {
+            self.problems.push(fatal.clone());
+        }
+        self.problems.into_vec(path)
     }
 }
 
@@ -75,96 +214,131 @@ fn parse<'t>(path: &Path, number: u64, text: &'t str) -> Result<Record<'t>, Prob
     })
 }
 
-/// Checks one segment and turns it into tests: its test (the segment's first line is its
-/// `begin`), then the problems of any lines after the test's `end` or before the first
-/// `begin`, each list in line order. A dropped segment (no bytes) gives nothing.
-pub fn assemble(
-    seg: &RawSegment,
-    path: &Path,
-    symbols: &mut impl Intern,
-    statements: &StatementTable,
-) -> Vec<Result<TestTrace, Vec<Problem>>> {
-    let mut out = Vec::new();
-    if seg.bytes.is_none() {
-        return out;
+/// One segment being checked: its test (the segment's first line is its `begin`), then any
+/// lines after the test's `end`, or before the first `begin` for the lead segment.
+#[derive(Default)]
+pub struct Assembly {
+    open: Option<Open>,
+    /// The test, once its `end` record was read.
+    test: Option<Result<TestRecord, Vec<Problem>>>,
+    stray: Problems,
+}
+
+impl Assembly {
+    pub fn new() -> Assembly {
+        Assembly::default()
     }
-    let problem = |line: u64, message: String| Problem::at(path, line, message);
-    let mut stray = Vec::new();
-    let mut open: Option<Open> = None;
-    for (number, line) in seg.lines(path) {
-        // The record is parsed into a local and used by reference: it is large, and moving it
-        // through iterator adaptors cost a tenth of the reading time.
-        let record = match line.and_then(|text| parse(path, number, text)) {
-            Ok(record) => record,
-            Err(p) => {
-                match open.as_mut() {
-                    Some(t) => {
-                        t.problems.push(p);
-                        t.bad_lines += 1;
+
+    /// Checks the lines of the next piece of the segment, handing the test's events to `sink`
+    /// while it has no problem.
+    pub fn piece(
+        &mut self,
+        piece: &Piece,
+        path: &Path,
+        symbols: &mut impl Intern,
+        statements: &StatementTable,
+        sink: &mut impl EventSink,
+    ) {
+        for (number, line) in piece.lines(path) {
+            // The record is parsed into a local and used by reference: it is large, and moving
+            // it through iterator adaptors cost a tenth of the reading time.
+            let record = match line.and_then(|text| parse(path, number, text)) {
+                Ok(record) => record,
+                Err(p) => {
+                    match self.open.as_mut() {
+                        Some(t) => {
+                            t.problems.push(p);
+                            t.bad_lines += 1;
+                        }
+                        None => self.stray.push(p),
                     }
-                    None => stray.push(p),
+                    continue;
                 }
-                continue;
-            }
-        };
-        match (record.k, open.as_mut()) {
+            };
+            self.record(number, &record, path, symbols, statements, sink);
+        }
+    }
+
+    fn record(
+        &mut self,
+        number: u64,
+        record: &Record<'_>,
+        path: &Path,
+        symbols: &mut impl Intern,
+        statements: &StatementTable,
+        sink: &mut impl EventSink,
+    ) {
+        let problem = |message: String| Problem::at(path, number, message);
+        match (record.k, self.open.as_mut()) {
             // The scanner cut the file at every begin record, so this is the segment's first.
             (Kind::Begin, _) => match &record.test {
-                Some(id) => open = Some(Open::new(id, number)),
-                None => stray.push(problem(
-                    number,
+                Some(id) => self.open = Some(Open::new(id, number)),
+                None => self.stray.push(problem(
                     "begin record lacks \"test\": expected the test id".into(),
                 )),
             },
             (Kind::End, Some(_)) => {
-                let t = open.take().expect("matched Some"); // the arm matched an open test
-                out.push(finish(t, number, &record, seg.index, path));
+                let t = self.open.take().expect("matched Some"); // the arm matched an open test
+                self.test = Some(finish(t, number, record, path));
             }
-            (_, None) => stray.push(problem(
-                number,
+            (_, None) => self.stray.push(problem(
                 format!(
                     "{:?} record outside a test: expected a begin record first",
                     record.k
                 )
                 .to_lowercase(),
             )),
-            (_, Some(t)) => match convert(&record, symbols, statements, &mut t.frames) {
+            (_, Some(t)) => match convert(record, symbols, statements, &mut t.frames) {
                 Ok(event) => {
-                    t.events.push(event);
-                    t.event_lines.push(number);
+                    t.events += 1;
+                    if t.feeding()
+                        && let Err(message) = sink.event(&event, &*symbols)
+                    {
+                        t.sink_error = Some(problem(message));
+                    }
                 }
                 Err(message) => {
-                    t.problems.push(problem(number, message));
+                    t.problems.push(problem(message));
                     t.bad_lines += 1;
                 }
             },
         }
     }
-    if let Some(t) = open {
-        out.push(Err(t.unfinished(seg, path)));
-    } else {
-        stray.extend(seg.fatal.clone());
-    }
-    if !stray.is_empty() {
-        out.push(Err(stray));
-    }
-    // Problems of one test in line order (a missing end is found after later lines).
-    for r in &mut out {
-        if let Err(problems) = r {
-            problems.sort_by_key(|p| p.line);
+
+    /// The segment ended (`seg` is what the scanner learned of it): its test, then the
+    /// problems of its stray lines, if any.
+    pub fn finish(self, seg: &Segment, path: &Path) -> Vec<Result<TestRecord, Vec<Problem>>> {
+        let mut out = Vec::new();
+        let mut stray = self.stray;
+        match (self.open, self.test) {
+            (Some(t), _) => out.push(Err(t.unfinished(seg, path))),
+            (None, test) => {
+                out.extend(test.map(|r| {
+                    r.map(|t| TestRecord {
+                        index: seg.index,
+                        ..t
+                    })
+                }));
+                if let Some(fatal) = &seg.fatal {
+                    stray.push(fatal.clone());
+                }
+            }
         }
+        if !stray.is_empty() {
+            out.push(Err(stray.into_vec(path)));
+        }
+        out
     }
-    out
 }
 
-/// Checks a test's `end` record against the test and builds the [`TestTrace`].
+/// Checks a test's `end` record against the test and makes its [`TestRecord`] (whose index is
+/// the segment's, set by [`Assembly::finish`]).
 fn finish(
     mut t: Open,
     line: u64,
     end: &Record<'_>,
-    index: usize,
     path: &Path,
-) -> Result<TestTrace, Vec<Problem>> {
+) -> Result<TestRecord, Vec<Problem>> {
     let mut problem = |m: String| t.problems.push(Problem::at(path, line, m));
     match end.test.as_deref() {
         Some(id) if id == t.id => {}
@@ -184,13 +358,13 @@ fn finish(
             t.id
         ));
     }
-    let written = t.events.len() + t.bad_lines;
+    let written = t.events + t.bad_lines;
     match end.events {
-        Some(n) if n != written as u64 => problem(format!(
+        Some(n) if n != written => problem(format!(
             "end record says {n} events but {written} event lines were read since the begin on \
              line {}: expected \"events\" to count them{}",
             t.line,
-            if n > written as u64 {
+            if n > written {
                 " (lines are missing: the test's trace is incomplete)"
             } else {
                 ""
@@ -204,18 +378,84 @@ fn finish(
         _ => {}
     }
     if !t.problems.is_empty() {
-        return Err(t.problems);
+        return Err(t.problems.into_vec(path));
     }
-    Ok(TestTrace {
-        index,
+    if let Some(p) = t.sink_error {
+        return Err(vec![p]);
+    }
+    Ok(TestRecord {
+        index: 0,
         id: t.id,
         line: t.line,
         outcome,
         exception: end.exception.clone(),
         truncated: end.truncated.unwrap_or(false),
         events: t.events,
-        event_lines: t.event_lines,
     })
+}
+
+/// Keeps every event of a test, with the line of each: what [`assemble`] builds a
+/// [`TestTrace`] from.
+#[derive(Default)]
+struct Collect {
+    events: Vec<Event>,
+}
+
+impl EventSink for Collect {
+    fn event(&mut self, event: &Event, _: &dyn Names) -> Result<(), String> {
+        self.events.push(event.clone());
+        Ok(())
+    }
+}
+
+/// Checks a whole segment held in memory (`pieces`, the last one carrying the segment) and
+/// turns it into tests: its test with every event, then the problems of any stray lines.
+/// Memory grows with the test: for tests and small tools; the engine streams instead.
+pub fn assemble(
+    pieces: &[Piece],
+    path: &Path,
+    symbols: &mut impl Intern,
+    statements: &StatementTable,
+) -> Vec<Result<TestTrace, Vec<Problem>>> {
+    let Some(seg) = pieces.last().and_then(|p| p.end.as_ref()) else {
+        return Vec::new();
+    };
+    if pieces.iter().all(|p| p.bytes.is_none()) {
+        return Vec::new();
+    }
+    let mut assembly = Assembly::new();
+    let mut collect = Collect::default();
+    let mut lines = Vec::new();
+    for piece in pieces {
+        lines.extend(piece.lines(path).map(|(n, _)| n));
+        assembly.piece(piece, path, symbols, statements, &mut collect);
+    }
+    assembly
+        .finish(seg, path)
+        .into_iter()
+        .map(|r| {
+            r.map(|t| {
+                // Event lines: those of the lines after the begin that held events. Only a test
+                // without problems gets here, so every line between begin and end is an event.
+                let event_lines: Vec<u64> = lines
+                    .iter()
+                    .copied()
+                    .filter(|&n| n > t.line)
+                    .take(collect.events.len())
+                    .collect();
+                TestTrace {
+                    index: t.index,
+                    id: t.id,
+                    line: t.line,
+                    outcome: t.outcome,
+                    exception: t.exception,
+                    truncated: t.truncated,
+                    events: std::mem::take(&mut collect.events),
+                    event_lines,
+                }
+            })
+        })
+        .collect()
 }
 
 /// Turns one event record into an [`Event`], checking references against the frames seen so far.
@@ -223,7 +463,7 @@ fn convert(
     r: &Record<'_>,
     symbols: &mut impl Intern,
     statements: &StatementTable,
-    frames: &mut FxHashMap<FrameId, bool>,
+    frames: &mut Frames,
 ) -> Result<Event, String> {
     let mut c = Converter {
         r,
@@ -247,8 +487,7 @@ struct Converter<'a, 'r, I> {
     r: &'a Record<'r>,
     symbols: &'a mut I,
     statements: &'a StatementTable,
-    /// Frame id -> still active?
-    frames: &'a mut FxHashMap<FrameId, bool>,
+    frames: &'a mut Frames,
 }
 
 impl<I: Intern> Converter<'_, '_, I> {
@@ -272,9 +511,9 @@ impl<I: Intern> Converter<'_, '_, I> {
     }
 
     fn active(&self, frame: FrameId) -> Result<(), String> {
-        match self.frames.get(&frame) {
-            Some(true) => Ok(()),
-            Some(false) => Err(format!(
+        match self.frames.get(frame) {
+            Some((_, true)) => Ok(()),
+            Some((_, false)) => Err(format!(
                 "frame {frame} has already exited: expected an event of an active frame"
             )),
             None => Err(format!(
@@ -301,7 +540,7 @@ impl<I: Intern> Converter<'_, '_, I> {
             .method
             .as_deref()
             .ok_or_else(|| "enter record lacks \"method\": expected Class.method".to_string())?;
-        if self.frames.contains_key(&frame) {
+        if self.frames.contains(frame) {
             return Err(format!(
                 "frame {frame} is entered a second time: expected a new frame id"
             ));
@@ -309,10 +548,11 @@ impl<I: Intern> Converter<'_, '_, I> {
         if let Some(caller) = r.caller {
             self.active(caller).map_err(|e| format!("caller: {e}"))?;
         }
-        self.frames.insert(frame, true);
+        let method = self.symbols.intern(method);
+        self.frames.set(frame, method, true);
         Ok(Event::Enter {
             frame,
-            method: self.symbols.intern(method),
+            method,
             caller: r.caller,
             this: r.this,
             values: r.values.clone().map(Box::new),
@@ -322,7 +562,9 @@ impl<I: Intern> Converter<'_, '_, I> {
     fn exit(&mut self) -> Result<Event, String> {
         let frame = self.need(self.r.frame, "frame", "the frame id that exits")?;
         self.active(frame)?;
-        self.frames.insert(frame, false);
+        if let Some((method, _)) = self.frames.get(frame) {
+            self.frames.set(frame, method, false);
+        }
         Ok(Event::Exit {
             frame,
             threw: self.r.throw.as_deref().map(|t| self.symbols.intern(t)),
@@ -430,7 +672,7 @@ fn convert_var(
     v: &raw::Var<'_>,
     frame: FrameId,
     symbols: &mut impl Intern,
-    frames: &FxHashMap<FrameId, bool>,
+    frames: &Frames,
 ) -> Result<Var, String> {
     let kinds = [
         v.local.is_some(),
@@ -447,9 +689,9 @@ fn convert_var(
     }
     if let Some(name) = &v.local {
         let frame = v.frame.unwrap_or(frame);
-        match frames.get(&frame) {
-            Some(true) => {}
-            Some(false) => {
+        match frames.get(frame) {
+            Some((_, true)) => {}
+            Some((_, false)) => {
                 return Err(format!(
                     "local {name:?} of frame {frame}, which has already exited: expected an active frame"
                 ));
@@ -491,12 +733,12 @@ fn convert_var(
     }
     // Exactly one kind is present (checked above) and it is none of the others.
     let frame = v.ret.expect("one kind is present");
-    if !frames.contains_key(&frame) {
-        return Err(format!(
+    match frames.get(frame) {
+        Some((method, _)) => Ok(Var::Ret { frame, method }),
+        None => Err(format!(
             "return value of frame {frame}, which was never entered: expected an entered frame"
-        ));
+        )),
     }
-    Ok(Var::Ret { frame })
 }
 
 // `tests` inside `tests`: this file is the reader of `tests.jsonl`.

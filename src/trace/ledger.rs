@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::ids::{Pushed, TestIds};
 use super::problem::Problem;
-use super::scan::{Begin, RawSegment, Scanner};
+use super::scan::{Begin, Scanner, Segment};
 
 /// The checks that span the file, made on the segments in file order: test ids are unique,
 /// and the file holds at least one test. It keeps the count of tests, a hash of every id, and
@@ -35,7 +35,7 @@ impl Ledger {
     /// a repeated id a problem of that test.
     pub fn record<T>(
         &mut self,
-        seg: &RawSegment,
+        seg: &Segment,
         path: &Path,
         results: &mut Vec<Result<T, Vec<Problem>>>,
         keep: bool,
@@ -63,7 +63,7 @@ impl Ledger {
     }
 
     /// Keeps the id of test `index`, the last one recorded (a passing test a report names).
-    pub fn keep(&mut self, index: usize, seg: &RawSegment) {
+    pub fn keep(&mut self, index: usize, seg: &Segment) {
         if let Some(Begin { test: Some(id), .. }) = &seg.begin {
             self.ids.keep(index, id);
         }
@@ -85,7 +85,7 @@ impl Ledger {
         let hashes: rustc_hash::FxHashSet<u64> = self.suspects.iter().map(|&(h, _)| h).collect();
         let mut seen: rustc_hash::FxHashSet<String> = Default::default();
         let mut problems = Vec::new();
-        for seg in scanner {
+        for seg in scanner.filter_map(|p| p.end) {
             if let Some(Begin {
                 line,
                 test: Some(id),

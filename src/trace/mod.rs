@@ -7,6 +7,7 @@
 //! checks that span the file, and [`TestReader`] does all three on the calling thread.
 
 pub mod assemble;
+pub mod feed;
 pub mod ids;
 pub mod ledger;
 pub mod lines;
@@ -29,8 +30,22 @@ use lines::Lines;
 pub use model::*;
 pub use names::{Dua, VarName};
 pub use problem::Problem;
-pub use reader::TestReader;
+pub use reader::{TestReader, stream};
 pub use symbols::{Intern, LocalSymbols, Sym, Symbols};
+
+/// Every file a bundle may hold: what no output may overwrite.
+pub const BUNDLE_FILES: [&str; 10] = [
+    "manifest.json",
+    "statements.jsonl",
+    "statements.jsonl.gz",
+    "statements.jsonl.zst",
+    "static-duas.jsonl",
+    "static-duas.jsonl.gz",
+    "static-duas.jsonl.zst",
+    "tests.jsonl",
+    "tests.jsonl.gz",
+    "tests.jsonl.zst",
+];
 
 /// The format version this reader understands.
 pub const FORMAT_VERSION: u64 = 1;
@@ -171,13 +186,23 @@ impl Bundle {
     }
 }
 
-/// Finds `NAME.jsonl`, `NAME.jsonl.gz` or `NAME.jsonl.zst` in `dir`; more than one is ambiguous.
+/// Finds `NAME.jsonl`, `NAME.jsonl.gz` or `NAME.jsonl.zst` in `dir`; more than one is
+/// ambiguous, and one that is there but is no regular file (a directory, a named pipe, a
+/// device, a link loop) is a problem that says what it is.
 fn find_jsonl(dir: &Path, name: &str, required: bool) -> Result<Option<PathBuf>, Problem> {
     let found: Vec<PathBuf> = ["", ".gz", ".zst"]
         .iter()
         .map(|suffix| dir.join(format!("{name}.jsonl{suffix}")))
-        .filter(|p| p.is_file())
+        .filter(|p| std::fs::symlink_metadata(p).is_ok())
         .collect();
+    if let [one] = found.as_slice()
+        && let Some(mut p) = lines::wrong_kind(one)
+    {
+        p.message = p
+            .message
+            .replace("expected a file", "expected the bundle's file of records");
+        return Err(p);
+    }
     match found.as_slice() {
         [] if required => Err(Problem::in_file(
             &dir.join(format!("{name}.jsonl")),
@@ -209,17 +234,17 @@ fn find_jsonl(dir: &Path, name: &str, required: bool) -> Result<Option<PathBuf>,
     }
 }
 
+/// The most bytes `manifest.json` may have: it is a few descriptive fields.
+const MAX_MANIFEST: u64 = 1 << 20;
+
 fn read_manifest(path: &Path) -> Result<Manifest, Problem> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Problem::in_file(path, "missing: a bundle must hold manifest.json")
-        } else {
-            Problem::in_file(
-                path,
-                format!("cannot read ({e}): a bundle must hold manifest.json"),
-            )
-        }
-    })?;
+    if std::fs::symlink_metadata(path).is_err() {
+        return Err(Problem::in_file(
+            path,
+            "missing: a bundle must hold manifest.json",
+        ));
+    }
+    let bytes = lines::read_small(path, MAX_MANIFEST, "a small JSON object")?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| Problem::in_file(path, "not UTF-8: expected a UTF-8 JSON object"))?;
     let raw: raw::Manifest = serde_json::from_str(text).map_err(|e| Problem {

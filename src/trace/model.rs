@@ -218,8 +218,11 @@ pub enum Var {
         index: u64,
         name: Option<Sym>,
     },
+    /// The return slot of a frame; `method` is the frame's method (it names the slot, and a
+    /// frame is entered once, so it adds nothing to the identity).
     Ret {
         frame: FrameId,
+        method: Sym,
     },
 }
 

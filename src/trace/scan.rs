@@ -1,5 +1,6 @@
-//! Cuts `tests.jsonl` into segments, one per test, in one cheap pass over its bytes, and runs
-//! work over the segments on several threads with the results handed back in file order.
+//! Cuts `tests.jsonl` into segments, one per test, in one cheap pass over its bytes, hands each
+//! segment on in pieces of bounded size, and runs work over the pieces on several threads with
+//! the results handed back in file order.
 //!
 //! A segment runs from a `begin` record up to the next one; the lines before the first `begin`
 //! make the lead segment (ordinal 0, usually empty). Finding the `begin` and `end` records does
@@ -10,31 +11,47 @@
 //! checks of all other lines, and every rule of the format, are left to whoever processes a
 //! segment: that is the expensive part, and it can run on any thread.
 //!
-//! The scanner knows a segment's class when it reaches the segment's first `end` record, so it
-//! can drop the bytes of the segments a pass does not want as it goes: the engine's first pass
-//! keeps only failing tests, its second pass everything else (docs/performance.md).
+//! Memory does not grow with a test: a segment whose fate is known when it begins (every mode
+//! but [`Keep::Failing`]) goes out in [`Piece`]s of about [`PIECE_BYTES`] as it is read, and a
+//! line longer than [`MAX_RECORD`] is never held (it becomes an empty placeholder line that its
+//! processor reports). [`Keep::Failing`] only learns a test's class at its first `end` record,
+//! so it holds a segment's bytes until then, at most [`HOLD`]; a failing test larger than that
+//! is *deferred*: its bytes are dropped, and so are those of every failing test after it, for
+//! a later pass that names them ([`Keep::Only`]) to stream (docs/performance.md).
 
 use std::collections::VecDeque;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::sync_channel;
+use std::sync::mpsc::{channel, sync_channel};
 
 use memchr::memmem;
 
-use super::model::Outcome;
+use super::model::{ExceptionInfo, Outcome};
 use super::problem::Problem;
 use super::raw::{Kind, Record};
 
+/// The longest line (record) accepted, in bytes; a longer one is a problem of its line.
+pub const MAX_RECORD: usize = 4 << 20;
+/// Bytes read from the file per step.
+const CHUNK: usize = 1 << 20;
+/// A streamed segment goes out in pieces of about this many bytes (a piece ends at a line end).
+pub const PIECE_BYTES: usize = 1 << 19;
+/// The most bytes of one segment [`Keep::Failing`] holds before it knows the test's class.
+pub const HOLD: usize = 8 << 20;
+
 /// Which segments keep their bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Keep {
     All,
-    /// Segments whose test finishes with a failing (or missing) outcome.
+    /// Segments whose test finishes with a failing (or missing) outcome, each handed on whole
+    /// in one piece; larger ones are deferred ([`Segment::deferred`]).
     Failing,
-    /// Every segment [`Keep::Failing`] drops.
-    Rest,
+    /// Every segment but those with these ordinals (sorted).
+    Except(Arc<[usize]>),
+    /// Only the segments with these ordinals (sorted).
+    Only(Arc<[usize]>),
     /// None: only the segments' begin records and classes are wanted.
     Nothing,
 }
@@ -47,29 +64,39 @@ pub struct Begin {
     pub test: Option<String>,
 }
 
-/// A run of lines of `tests.jsonl`: a test, with any stray lines after its `end`.
-#[derive(Debug)]
-pub struct RawSegment {
+/// What the first `end` record after a segment's `begin` says, as the scanner parsed it: a
+/// failing test's analysis needs its exception before its events.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EndHeader {
+    /// `None`: the record lacks an outcome (a problem; the test counts as failing).
+    pub outcome: Option<Outcome>,
+    pub exception: Option<ExceptionInfo>,
+    pub truncated: bool,
+}
+
+/// A run of lines of `tests.jsonl`: a test, with any stray lines after its `end`. What the
+/// scanner learned of it, handed on with its last piece.
+#[derive(Clone, Debug)]
+pub struct Segment {
     /// Position among the file's segments (the lead segment is 0).
     pub ordinal: usize,
     /// Number of the segment's first line.
     pub first_line: u64,
     /// `None` for the lead segment.
     pub begin: Option<Begin>,
-    /// The outcome of the first `end` record after the begin, if there is one (`Some(None)`:
-    /// an `end` without an outcome).
-    pub first_end: Option<Option<Outcome>>,
+    /// The first `end` record after the begin, if there is one.
+    pub first_end: Option<EndHeader>,
     /// The bundle index the segment's test gets: how many tests finished before it.
     pub index: usize,
-    /// The segment's bytes, `None` when the scan's [`Keep`] dropped them.
-    pub bytes: Option<Vec<u8>>,
     /// The line of the `begin` that ends this segment; `None` at the end of the file.
     pub next_begin: Option<u64>,
     /// A read error that ended the file after this segment's bytes.
     pub fatal: Option<Problem>,
+    /// ([`Keep::Failing`]) A failing test whose bytes were not kept: a later pass reads it.
+    pub deferred: bool,
 }
 
-impl RawSegment {
+impl Segment {
     /// Its test reaches an `end` record (and so gets a bundle index).
     pub fn finishes(&self) -> bool {
         self.begin.as_ref().is_some_and(|b| b.test.is_some()) && self.first_end.is_some()
@@ -77,22 +104,49 @@ impl RawSegment {
 
     /// Its test finishes, failing (an `end` without an outcome counts: it is a problem either way).
     pub fn failing(&self) -> bool {
-        self.finishes() && self.first_end != Some(Some(Outcome::Pass))
+        self.finishes()
+            && self
+                .first_end
+                .as_ref()
+                .is_some_and(|e| e.outcome != Some(Outcome::Pass))
     }
+}
 
-    /// The non-blank lines of the segment in order with their numbers: each line's text, or
-    /// the problem of a line that is not UTF-8.
+/// Some consecutive complete lines of one segment; the last piece of a segment carries what
+/// the scanner learned of it.
+#[derive(Debug)]
+pub struct Piece {
+    /// The segment's ordinal.
+    pub ordinal: usize,
+    /// Number of the first line of `bytes`.
+    pub first_line: u64,
+    /// The lines, `None` when the scan does not keep this segment's bytes.
+    pub bytes: Option<Vec<u8>>,
+    /// Numbers of the lines of `bytes` that were longer than [`MAX_RECORD`] (each left as an
+    /// empty line in `bytes`).
+    pub overlong: Vec<u64>,
+    /// Set on the segment's last piece.
+    pub end: Option<Segment>,
+}
+
+impl Piece {
+    /// The non-blank lines of the piece in order with their numbers: each line's text, or the
+    /// problem of a line that is not UTF-8 or is too long.
     pub fn lines<'s>(
         &'s self,
         path: &'s Path,
     ) -> impl Iterator<Item = (u64, Result<&'s str, Problem>)> + 's {
         let bytes = self.bytes.as_deref().unwrap_or_default();
         let mut number = self.first_line;
+        let mut overlong = self.overlong.iter().copied().peekable();
         bytes
             .split_inclusive(|&b| b == b'\n')
             .filter_map(move |raw| {
                 let n = number;
                 number += 1;
+                if overlong.next_if_eq(&n).is_some() {
+                    return Some((n, Err(overlong_problem(path, n))));
+                }
                 let line = trim_line_end(raw);
                 if line.iter().all(u8::is_ascii_whitespace) {
                     return None;
@@ -108,6 +162,20 @@ impl RawSegment {
                 ))
             })
     }
+
+    /// Bytes the piece holds (a dropped piece counts a little, so that batches of them end).
+    fn weight(&self) -> usize {
+        self.bytes.as_ref().map_or(64, Vec::len)
+    }
+}
+
+/// The problem of a line longer than [`MAX_RECORD`].
+pub fn overlong_problem(path: &Path, line: u64) -> Problem {
+    Problem::at(
+        path,
+        line,
+        format!("record longer than {MAX_RECORD} bytes: expected one JSON object per line"),
+    )
 }
 
 /// A line without its `\n` and any `\r` before it.
@@ -121,7 +189,7 @@ fn trim_line_end(mut line: &[u8]) -> &[u8] {
 /// What a candidate line turned out to be.
 enum Header {
     Begin(Option<String>),
-    End(Option<Outcome>),
+    End(EndHeader),
 }
 
 /// Parses a candidate line; `None` unless it is a valid `begin` or `end` record.
@@ -130,41 +198,62 @@ fn header(line: &[u8]) -> Option<Header> {
     let record: Record<'_> = serde_json::from_str(text).ok()?;
     match record.k {
         Kind::Begin => Some(Header::Begin(record.test.map(|t| t.into_owned()))),
-        Kind::End => Some(Header::End(record.outcome)),
+        Kind::End => Some(Header::End(EndHeader {
+            outcome: record.outcome,
+            exception: record.exception,
+            truncated: record.truncated.unwrap_or(false),
+        })),
         _ => None,
     }
 }
 
-/// Bytes read from the file per step.
-const CHUNK: u64 = 1 << 20;
+/// What happens to the bytes of the segment being read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Hold {
+    /// Kept, and handed on in pieces as they are read.
+    Stream,
+    /// Kept until the segment ends (and dropped then if it is not wanted after all).
+    Buffer,
+    /// Not kept.
+    Drop,
+}
 
 /// The segment being read.
 struct Current {
     first_line: u64,
     begin: Option<Begin>,
-    first_end: Option<Option<Outcome>>,
-    /// Its bytes are not wanted: they are discarded as the scan goes.
-    dropped: bool,
+    first_end: Option<EndHeader>,
+    hold: Hold,
+    /// ([`Keep::Failing`]) Its bytes outgrew [`HOLD`] and were dropped.
+    oversize: bool,
+    /// Overlong lines among the bytes not yet handed on.
+    overlong: Vec<u64>,
 }
 
-/// Cuts a tests file into [`RawSegment`]s, in file order.
+/// Cuts a tests file into [`Piece`]s, in file order.
 pub struct Scanner {
     path: PathBuf,
     reader: Box<dyn Read + Send>,
     read: Arc<AtomicU64>,
     keep: Keep,
     buf: Vec<u8>,
-    /// Where the current segment's bytes start in `buf` (only meaningful if it is kept).
+    /// Where the current segment's bytes not yet handed on start in `buf` (when it keeps them).
     seg_start: usize,
+    /// Number of the line that starts at `seg_start`.
+    seg_start_line: u64,
     /// Bytes of `buf` already looked at; always the start of a line.
     scanned: usize,
     /// Number of the line that starts at `scanned`.
     line: u64,
+    /// The line at `scanned` is longer than [`MAX_RECORD`]: its bytes are being skipped.
+    skipping: bool,
     cur: Current,
     ordinal: usize,
     /// Tests that finished so far.
     finished: usize,
-    ready: VecDeque<RawSegment>,
+    /// ([`Keep::Failing`]) A failing test was deferred: every later one is too.
+    deferring: bool,
+    ready: VecDeque<Piece>,
     done: bool,
     finders: [memmem::Finder<'static>; 2],
 }
@@ -190,16 +279,21 @@ impl Scanner {
             keep,
             buf: Vec::new(),
             seg_start: 0,
+            seg_start_line: 1,
             scanned: 0,
             line: 1,
+            skipping: false,
             cur: Current {
                 first_line: 1,
                 begin: None,
                 first_end: None,
-                dropped: false,
+                hold: Hold::Drop,
+                oversize: false,
+                overlong: Vec::new(),
             },
             ordinal: 0,
             finished: 0,
+            deferring: false,
             ready: VecDeque::new(),
             done: false,
             finders: [
@@ -207,7 +301,7 @@ impl Scanner {
                 memmem::Finder::new(b"\"end\""),
             ],
         };
-        s.cur.dropped = s.decided_drop();
+        s.cur.hold = s.start_hold();
         s
     }
 
@@ -220,62 +314,96 @@ impl Scanner {
         &self.path
     }
 
-    /// Whether the current segment's bytes can be dropped already: its class is known and not
-    /// wanted. The lead segment and a segment whose begin lacks an id are never failing; a test
-    /// is classed at its first `end`.
-    fn decided_drop(&self) -> bool {
-        let failing = match &self.cur.begin {
-            None => Some(false),
-            Some(Begin { test: None, .. }) => Some(false),
-            Some(_) => self
-                .cur
-                .first_end
-                .map(|outcome| outcome != Some(Outcome::Pass)),
-        };
-        match (self.keep, failing) {
-            (Keep::Nothing, _) => true,
-            (Keep::All, _) | (_, None) => false,
-            (Keep::Failing, Some(f)) => !f,
-            (Keep::Rest, Some(f)) => f,
+    /// What happens to the current segment's bytes, decided when it begins. The lead segment
+    /// and a segment whose begin lacks an id never fail; other tests are classed at their
+    /// first `end`.
+    fn start_hold(&self) -> Hold {
+        let listed = |list: &[usize]| list.binary_search(&self.ordinal).is_ok();
+        match &self.keep {
+            Keep::All => Hold::Stream,
+            Keep::Nothing => Hold::Drop,
+            Keep::Except(list) if listed(list) => Hold::Drop,
+            Keep::Except(_) => Hold::Stream,
+            Keep::Only(list) if listed(list) => Hold::Stream,
+            Keep::Only(_) => Hold::Drop,
+            Keep::Failing if self.deferring => Hold::Drop,
+            Keep::Failing => match &self.cur.begin {
+                Some(Begin { test: Some(_), .. }) => Hold::Buffer,
+                _ => Hold::Drop,
+            },
         }
     }
 
+    /// Hands on the current segment's bytes `buf[seg_start..at]` as a piece (`end` on its last).
+    fn piece(&mut self, at: usize, end: Option<Segment>) {
+        let bytes = match self.cur.hold {
+            Hold::Drop => None,
+            Hold::Stream | Hold::Buffer => Some(self.buf[self.seg_start..at].to_vec()),
+        };
+        // The overlong lines before `at` (whose line is `self.line`) go with this piece.
+        let before = self.cur.overlong.partition_point(|&l| l < self.line);
+        let mut overlong: Vec<u64> = self.cur.overlong.drain(..before).collect();
+        if bytes.is_none() {
+            overlong.clear();
+        }
+        self.ready.push_back(Piece {
+            ordinal: self.ordinal,
+            first_line: self.seg_start_line,
+            bytes,
+            overlong,
+            end,
+        });
+        self.seg_start = at;
+    }
+
     /// Ends the current segment at `at` (an offset in `buf`, where `self.line` is the line
-    /// number), queues it, and starts the next one there.
+    /// number), hands it on, and starts the next one there.
     fn close(&mut self, at: usize, next_begin: Option<u64>, fatal: Option<Problem>) {
-        let mut seg = RawSegment {
+        let mut seg = Segment {
             ordinal: self.ordinal,
             first_line: self.cur.first_line,
             begin: self.cur.begin.take(),
             first_end: self.cur.first_end.take(),
             index: self.finished,
-            bytes: None,
             next_begin,
             fatal,
+            deferred: false,
         };
-        let wanted = match self.keep {
-            Keep::All => true,
-            Keep::Failing => seg.failing(),
-            Keep::Rest => !seg.failing(),
-            Keep::Nothing => false,
-        };
-        if wanted && !self.cur.dropped {
-            seg.bytes = Some(self.buf[self.seg_start..at].to_vec());
+        if self.keep == Keep::Failing && seg.failing() {
+            seg.deferred = self.cur.oversize || self.deferring;
+            self.deferring |= seg.deferred;
+        }
+        if self.cur.hold == Hold::Buffer && !seg.failing() {
+            self.cur.hold = Hold::Drop;
         }
         if seg.finishes() {
             self.finished += 1;
         }
-        self.ready.push_back(seg);
+        self.piece(at, Some(seg));
         self.ordinal += 1;
-        self.seg_start = at;
+        self.seg_start_line = self.line;
         self.cur.first_line = self.line;
-        self.cur.dropped = false;
+        self.cur.oversize = false;
+        self.cur.overlong.clear();
     }
 
-    /// Reads a chunk and scans its complete lines, queueing the segments that end in it.
+    /// The current segment is past its first `end` record: in [`Keep::Failing`], its class
+    /// decides whether its bytes are kept.
+    fn classed(&mut self) {
+        let failing = self
+            .cur
+            .first_end
+            .as_ref()
+            .is_some_and(|e| e.outcome != Some(Outcome::Pass));
+        if self.cur.hold == Hold::Buffer && !failing {
+            self.cur.hold = Hold::Drop;
+        }
+    }
+
+    /// Reads a chunk and scans its complete lines, handing on what ends in it.
     fn step(&mut self) {
-        // Drop what no segment needs any more, so the buffer holds about one test.
-        let from = if self.cur.dropped {
+        // Drop what no segment needs any more, so the buffer holds about one piece.
+        let from = if self.cur.hold == Hold::Drop {
             self.scanned
         } else {
             self.seg_start
@@ -287,30 +415,32 @@ impl Scanner {
         }
         let before = self.buf.len();
         let eof = loop {
-            match (&mut self.reader).take(CHUNK).read_to_end(&mut self.buf) {
-                Ok(n) => break (n as u64) < CHUNK,
+            match (&mut self.reader)
+                .take(CHUNK as u64)
+                .read_to_end(&mut self.buf)
+            {
+                Ok(n) => break n < CHUNK,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(e) => {
-                    let line =
-                        self.line + bytecount::count(&self.buf[self.scanned..], b'\n') as u64;
-                    self.scan(self.buf.len());
-                    let at = self.buf.len();
-                    self.close(
-                        at,
-                        None,
-                        Some(Problem::at(&self.path, line, format!("cannot read: {e}"))),
-                    );
-                    self.done = true;
+                    self.fail(&e);
                     return;
                 }
             }
         };
+        if self.skipping && !self.skip(before, eof) {
+            return;
+        }
+        self.check_long_line(before);
         let end = if eof {
+            self.check_last_line();
             self.buf.len()
         } else {
             match memchr::memrchr(b'\n', &self.buf[before.max(self.scanned)..]) {
                 Some(i) => before.max(self.scanned) + i + 1,
-                None => return, // no complete line yet: read on
+                None => {
+                    self.check_partial_line();
+                    return; // no complete line yet: read on
+                }
             }
         };
         self.scan(end);
@@ -318,6 +448,103 @@ impl Scanner {
             let at = self.buf.len();
             self.close(at, None, None);
             self.done = true;
+            return;
+        }
+        self.check_partial_line();
+        self.hand_on();
+    }
+
+    /// A read error ends the file: what was read is scanned and the error closes the segment.
+    fn fail(&mut self, e: &std::io::Error) {
+        if self.skipping {
+            self.buf.truncate(self.scanned);
+            self.buf.push(b'\n');
+            self.skipping = false;
+        }
+        let line = self.line + bytecount::count(&self.buf[self.scanned..], b'\n') as u64;
+        self.scan(self.buf.len());
+        let at = self.buf.len();
+        self.close(
+            at,
+            None,
+            Some(Problem::at(&self.path, line, format!("cannot read: {e}"))),
+        );
+        self.done = true;
+    }
+
+    /// Skips the bytes of an overlong line read since `before`; at its end the line is left
+    /// as an empty placeholder line. Whether scanning can go on in this step.
+    fn skip(&mut self, before: usize, eof: bool) -> bool {
+        match memchr::memchr(b'\n', &self.buf[before..]) {
+            Some(i) => {
+                self.buf.drain(self.scanned..before + i);
+                self.skipping = false;
+                true
+            }
+            None if eof => {
+                self.buf.truncate(self.scanned);
+                self.buf.push(b'\n');
+                self.skipping = false;
+                true
+            }
+            None => {
+                self.buf.truncate(self.scanned);
+                false
+            }
+        }
+    }
+
+    /// The line at `scanned` began in an earlier step; if it ends in this one and is longer
+    /// than [`MAX_RECORD`], it becomes an empty placeholder line. (Lines that begin in this
+    /// step are shorter: a chunk is smaller than the limit.)
+    fn check_long_line(&mut self, before: usize) {
+        if self.scanned >= before {
+            return;
+        }
+        if let Some(i) = memchr::memchr(b'\n', &self.buf[before..]) {
+            let end = before + i;
+            if end - self.scanned > MAX_RECORD {
+                self.buf.drain(self.scanned..end);
+                self.cur.overlong.push(self.line);
+            }
+        }
+    }
+
+    /// At the end of the file, the last line (without a line end) if it is too long becomes
+    /// an empty placeholder line.
+    fn check_last_line(&mut self) {
+        if self.buf.len() - self.scanned > MAX_RECORD {
+            self.buf.truncate(self.scanned);
+            self.buf.push(b'\n');
+            self.cur.overlong.push(self.line);
+        }
+    }
+
+    /// The incomplete line at `scanned`, if longer than [`MAX_RECORD`] already, is skipped.
+    fn check_partial_line(&mut self) {
+        if self.buf.len() - self.scanned > MAX_RECORD {
+            self.buf.truncate(self.scanned);
+            self.cur.overlong.push(self.line);
+            self.skipping = true;
+        }
+    }
+
+    /// Hands on a piece of a streamed segment once it is large enough; drops the bytes of a
+    /// held one that outgrew [`HOLD`].
+    fn hand_on(&mut self) {
+        let held = self.scanned - self.seg_start;
+        match self.cur.hold {
+            Hold::Stream if held >= PIECE_BYTES => {
+                let at = self.scanned;
+                self.piece(at, None);
+                self.seg_start_line = self.line;
+            }
+            Hold::Buffer if held > HOLD => {
+                self.cur.hold = Hold::Drop;
+                self.cur.oversize = true;
+                self.cur.overlong.clear();
+            }
+            _ => {}
         }
     }
 
@@ -344,13 +571,13 @@ impl Scanner {
                     self.close(ls, Some(line), None);
                     self.cur.begin = Some(Begin { line, test });
                     self.cur.first_end = None;
-                    self.cur.dropped = self.decided_drop();
+                    self.cur.hold = self.start_hold();
                 }
-                Some(Header::End(outcome))
+                Some(Header::End(end))
                     if self.cur.begin.is_some() && self.cur.first_end.is_none() =>
                 {
-                    self.cur.first_end = Some(outcome);
-                    self.cur.dropped = self.decided_drop();
+                    self.cur.first_end = Some(end);
+                    self.classed();
                 }
                 Some(Header::End(_)) | None => {}
             }
@@ -361,12 +588,12 @@ impl Scanner {
 }
 
 impl Iterator for Scanner {
-    type Item = RawSegment;
+    type Item = Piece;
 
-    fn next(&mut self) -> Option<RawSegment> {
+    fn next(&mut self) -> Option<Piece> {
         loop {
-            if let Some(seg) = self.ready.pop_front() {
-                return Some(seg);
+            if let Some(piece) = self.ready.pop_front() {
+                return Some(piece);
             }
             if self.done {
                 return None;
@@ -376,32 +603,36 @@ impl Iterator for Scanner {
     }
 }
 
-/// Segment bytes per batch handed to a worker: large enough that handing batches between
-/// threads costs little, small enough that the batches in flight stay a few megabytes.
+/// Piece bytes per batch handed to a worker: large enough that handing batches between threads
+/// costs little, small enough that the batches in flight stay a few megabytes.
 const BATCH_BYTES: usize = 1 << 19;
 /// Batches in flight to and from each worker.
 const IN_FLIGHT: usize = 2;
 
-/// Runs `work` over every segment of `scanner` and hands each result to `consume` in file
-/// order. With `workers == 0` everything runs on the calling thread; otherwise the scanner runs
-/// on a thread of its own and deals batches of segments in turn to `workers` threads, and the
-/// calling thread takes their results back in the same turn. The results, and so everything
-/// computed from them, are the same for any number of workers. Each worker builds its own
-/// state with `make` (a worker-local symbol table, say).
+/// Runs `work` over every piece of `scanner` and hands each result to `consume` in file order.
+/// `work` sees the pieces of a segment in order on one worker and returns a result when it has
+/// one (typically at a segment's last piece). With `workers == 0` everything runs on the calling
+/// thread; otherwise the scanner runs on a thread of its own and deals batches of pieces to
+/// `workers` threads in turn (the pieces of one segment all to the same worker), and the
+/// calling thread takes their results back in the order the batches were dealt. The results,
+/// and so everything computed from them, are the same for any number of workers. Each worker
+/// builds its own state with `make` (a worker-local symbol table, say).
 ///
 /// Plain threads and bounded channels rather than a work-stealing pool: idle pool threads
 /// spin, which on a two-core machine takes time from the scanner and the consumer.
-pub fn map_segments<W, R: Send>(
+pub fn map_pieces<W, R: Send>(
     scanner: Scanner,
     workers: usize,
     make: impl Fn() -> W + Sync,
-    work: impl Fn(&mut W, RawSegment) -> R + Sync,
+    work: impl Fn(&mut W, Piece) -> Option<R> + Sync,
     mut consume: impl FnMut(R),
 ) {
     if workers == 0 {
         let mut w = make();
-        for seg in scanner {
-            consume(work(&mut w, seg));
+        for piece in scanner {
+            if let Some(r) = work(&mut w, piece) {
+                consume(r);
+            }
         }
         return;
     }
@@ -409,47 +640,50 @@ pub fn map_segments<W, R: Send>(
         let mut to_workers = Vec::new();
         let mut from_workers = Vec::new();
         for _ in 0..workers {
-            let (seg_tx, seg_rx) = sync_channel::<Vec<RawSegment>>(IN_FLIGHT);
+            let (piece_tx, piece_rx) = sync_channel::<Vec<Piece>>(IN_FLIGHT);
             let (out_tx, out_rx) = sync_channel::<Vec<R>>(IN_FLIGHT);
             let (make, work) = (&make, &work);
             s.spawn(move || {
                 let mut w = make();
-                for batch in seg_rx {
-                    let out: Vec<R> = batch.into_iter().map(|seg| work(&mut w, seg)).collect();
+                for batch in piece_rx {
+                    let out: Vec<R> = batch.into_iter().filter_map(|p| work(&mut w, p)).collect();
                     if out_tx.send(out).is_err() {
                         return;
                     }
                 }
             });
-            to_workers.push(seg_tx);
+            to_workers.push(piece_tx);
             from_workers.push(out_rx);
         }
+        // Which worker each batch went to, in the order dealt: the consumer follows it.
+        let (order_tx, order_rx) = channel::<usize>();
         s.spawn(move || {
-            let mut turn = 0;
+            let mut worker = 0;
             let mut batch = Vec::new();
             let mut size = 0;
-            for seg in scanner {
-                size += seg.bytes.as_ref().map_or(64, Vec::len);
-                batch.push(seg);
+            for piece in scanner {
+                size += piece.weight();
+                let ends = piece.end.is_some();
+                batch.push(piece);
                 if size >= BATCH_BYTES {
-                    if to_workers[turn % workers]
-                        .send(std::mem::take(&mut batch))
-                        .is_err()
+                    if to_workers[worker].send(std::mem::take(&mut batch)).is_err()
+                        || order_tx.send(worker).is_err()
                     {
                         return;
                     }
-                    turn += 1;
                     size = 0;
+                    // The rest of an unfinished segment goes to the same worker.
+                    if ends {
+                        worker = (worker + 1) % workers;
+                    }
                 }
             }
-            if !batch.is_empty() {
-                let _ = to_workers[turn % workers].send(batch);
+            if !batch.is_empty() && to_workers[worker].send(batch).is_ok() {
+                let _ = order_tx.send(worker);
             }
         });
-        // Batches are dealt in turn, so a worker whose channel is closed when its turn comes
-        // means the scanner made no further batch: the end of the file.
-        for turn in 0.. {
-            let Ok(out) = from_workers[turn % workers].recv() else {
+        for worker in order_rx {
+            let Ok(out) = from_workers[worker].recv() else {
                 break;
             };
             out.into_iter().for_each(&mut consume);
@@ -466,12 +700,39 @@ pub fn load(read: &AtomicU64) -> u64 {
 mod tests {
     use super::*;
 
-    /// Scans `text` with `keep` after reading it in pieces of `chunk` bytes; one line per
-    /// segment: `ordinal first_line begin=line:id end=outcome index=i next=line bytes=...`.
-    fn segments(text: &str, keep: Keep) -> Vec<String> {
-        let reader = Box::new(std::io::Cursor::new(text.as_bytes().to_vec()));
+    fn scanner(text: &[u8], keep: Keep) -> Scanner {
+        let reader = Box::new(std::io::Cursor::new(text.to_vec()));
         Scanner::from_reader(Path::new("t.jsonl"), reader, Arc::default(), keep)
-            .map(|s| {
+    }
+
+    /// A segment put back together from its pieces: its info, its bytes (`None`: dropped) and
+    /// its overlong lines.
+    fn segments(text: &[u8], keep: Keep) -> Vec<(Segment, Option<Vec<u8>>, Vec<u64>)> {
+        let mut out = Vec::new();
+        let (mut bytes, mut overlong): (Option<Vec<u8>>, Vec<u64>) = (None, Vec::new());
+        let mut ordinal = None;
+        for piece in scanner(text, keep) {
+            if ordinal != Some(piece.ordinal) {
+                assert!(bytes.is_none(), "a segment ended without its last piece");
+                ordinal = Some(piece.ordinal);
+            }
+            if let Some(b) = &piece.bytes {
+                bytes.get_or_insert_with(Vec::new).extend_from_slice(b);
+            }
+            overlong.extend(&piece.overlong);
+            if let Some(seg) = piece.end {
+                out.push((seg, bytes.take(), std::mem::take(&mut overlong)));
+            }
+        }
+        out
+    }
+
+    /// One line per segment: `ordinal first_line begin=line:id end=outcome index=i next=line
+    /// bytes=...`.
+    fn describe(text: &str, keep: Keep) -> Vec<String> {
+        segments(text.as_bytes(), keep)
+            .into_iter()
+            .map(|(s, bytes, _)| {
                 format!(
                     "{} @{} begin={} end={} index={} next={} bytes={:?}",
                     s.ordinal,
@@ -481,10 +742,11 @@ mod tests {
                         b.line,
                         b.test.as_deref().unwrap_or("?")
                     )),
-                    s.first_end.map_or("-".to_string(), |o| format!("{o:?}")),
+                    s.first_end
+                        .map_or("-".to_string(), |e| format!("{:?}", e.outcome)),
                     s.index,
                     s.next_begin.map_or("-".to_string(), |l| l.to_string()),
-                    s.bytes.as_deref().map(String::from_utf8_lossy)
+                    bytes.as_deref().map(String::from_utf8_lossy)
                 )
             })
             .collect()
@@ -492,7 +754,7 @@ mod tests {
 
     fn check(text: &str, keep: Keep, expect: &str) {
         let expect: Vec<&str> = expect.trim().lines().map(str::trim).collect();
-        pretty_assertions::assert_eq!(expect.join("\n"), segments(text, keep).join("\n"));
+        pretty_assertions::assert_eq!(expect.join("\n"), describe(text, keep).join("\n"));
     }
 
     const TWO: &str = concat!(
@@ -519,20 +781,20 @@ mod tests {
     fn each_pass_keeps_only_its_segments() {
         check(
             TWO,
-            Keep::Rest,
+            Keep::Except(Arc::from([1])),
             r#"0 @1 begin=- end=- index=0 next=1 bytes=Some("")
                1 @1 begin=1:a end=Some(Fail) index=0 next=5 bytes=None
                2 @5 begin=5:b end=Some(Pass) index=1 next=- bytes=Some("{\"k\" : \"begin\", \"test\":\"b\"}\r\n{\"k\":\"end\",\"test\":\"b\",\"outcome\":\"pass\"}")"#,
         );
-        let failing: Vec<bool> = Scanner::from_reader(
-            Path::new("t"),
-            Box::new(std::io::Cursor::new(TWO.as_bytes().to_vec())),
-            Arc::default(),
-            Keep::Failing,
-        )
-        .map(|s| s.bytes.is_some())
-        .collect();
-        assert_eq!(failing, [false, true, false]);
+        let kept = |keep| -> Vec<bool> {
+            segments(TWO.as_bytes(), keep)
+                .iter()
+                .map(|(_, b, _)| b.is_some())
+                .collect()
+        };
+        assert_eq!(kept(Keep::Failing), [false, true, false]);
+        assert_eq!(kept(Keep::Only(Arc::from([2]))), [false, false, true]);
+        assert_eq!(kept(Keep::Nothing), [false, false, false]);
     }
 
     #[test]
@@ -557,67 +819,156 @@ mod tests {
         );
     }
 
-    /// Segments that straddle chunk boundaries come out whole: a file of many tests, each
-    /// larger than nothing and some much larger than a chunk, is cut the same as line by line.
-    #[test]
-    fn tests_larger_than_a_chunk_are_whole() {
+    /// A file of tests, some much larger than a chunk, and its begin lines.
+    fn big_file(events: impl Fn(usize) -> usize, outcome: &str) -> (String, Vec<(u64, String)>) {
         let mut text = String::new();
         let mut want = Vec::new();
         let mut line = 1;
         for t in 0..5 {
-            let events = if t % 2 == 0 { 3 } else { 30_000 };
+            let n = events(t);
             want.push((line, format!("t{t}")));
             text.push_str(&format!("{{\"k\":\"begin\",\"test\":\"t{t}\"}}\n"));
-            for e in 0..events {
+            for e in 0..n {
                 text.push_str(&format!(
                     "{{\"k\":\"def\",\"frame\":1,\"stmt\":{e},\"var\":{{\"local\":\"x\"}},\"how\":\"const\"}}\n"
                 ));
             }
             text.push_str(&format!(
-                "{{\"k\":\"end\",\"test\":\"t{t}\",\"outcome\":\"pass\"}}\n"
+                "{{\"k\":\"end\",\"test\":\"t{t}\",\"outcome\":\"{outcome}\"}}\n"
             ));
-            line += events + 2;
+            line += n as u64 + 2;
         }
-        assert!(text.len() as u64 > 2 * CHUNK);
-        let reader = Box::new(std::io::Cursor::new(text.clone().into_bytes()));
-        let segs: Vec<RawSegment> =
-            Scanner::from_reader(Path::new("t"), reader, Arc::default(), Keep::All).collect();
+        (text, want)
+    }
+
+    /// Segments that straddle chunk boundaries come out whole, in pieces no larger than a piece
+    /// and a chunk: a file of tests, some much larger than a chunk, is cut the same as line by
+    /// line.
+    #[test]
+    fn tests_larger_than_a_chunk_come_in_pieces() {
+        let (text, want) = big_file(|t| if t % 2 == 0 { 3 } else { 30_000 }, "pass");
+        assert!(text.len() > 2 * CHUNK);
+        let pieces: Vec<Piece> = scanner(text.as_bytes(), Keep::All).collect();
+        assert!(pieces.len() > 6, "big tests are cut in pieces");
+        assert!(
+            pieces
+                .iter()
+                .all(|p| p.bytes.as_ref().unwrap().len() <= PIECE_BYTES + CHUNK)
+        );
+        let joined: Vec<u8> = pieces
+            .iter()
+            .flat_map(|p| p.bytes.clone().unwrap())
+            .collect();
+        assert_eq!(joined, text.as_bytes());
+        // Each piece starts at the line its first_line says.
+        let mut line = 1;
+        for p in &pieces {
+            assert_eq!(p.first_line, line);
+            line += bytecount::count(p.bytes.as_ref().unwrap(), b'\n') as u64;
+        }
+        let segs = segments(text.as_bytes(), Keep::All);
         let got: Vec<(u64, String)> = segs
             .iter()
-            .filter_map(|s| s.begin.clone().map(|b| (b.line, b.test.unwrap())))
+            .filter_map(|(s, _, _)| s.begin.clone().map(|b| (b.line, b.test.unwrap())))
             .collect();
         assert_eq!(got, want);
-        let joined: Vec<u8> = segs.iter().flat_map(|s| s.bytes.clone().unwrap()).collect();
-        assert_eq!(joined, text.as_bytes());
-        assert_eq!(segs.iter().filter(|s| s.finishes()).count(), 5);
+        assert_eq!(segs.iter().filter(|(s, _, _)| s.finishes()).count(), 5);
+    }
+
+    /// The failing pass holds a test until its class is known; one larger than [`HOLD`] is
+    /// deferred, and so is every failing test after it.
+    #[test]
+    fn failing_tests_larger_than_the_hold_are_deferred() {
+        let (text, _) = big_file(|t| if t == 2 { 150_000 } else { 3 }, "fail");
+        assert!(text.len() > HOLD);
+        let segs = segments(text.as_bytes(), Keep::Failing);
+        let seen: Vec<(bool, bool)> = segs
+            .iter()
+            .skip(1)
+            .map(|(s, b, _)| (b.is_some(), s.deferred))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (true, false),
+                (true, false),
+                (false, true),
+                (false, true),
+                (false, true)
+            ]
+        );
+        // A later pass streams exactly the deferred ones.
+        let only: Arc<[usize]> = Arc::from([3, 4, 5]);
+        let kept: Vec<usize> = segments(text.as_bytes(), Keep::Only(only))
+            .iter()
+            .filter(|(_, b, _)| b.is_some())
+            .map(|(s, _, _)| s.ordinal)
+            .collect();
+        assert_eq!(kept, [3, 4, 5]);
+    }
+
+    /// A line longer than the limit is never held: it is left as an empty line, and its number
+    /// is kept, wherever it ends (in a later chunk, at the end of the file, or never).
+    #[test]
+    fn overlong_lines_become_placeholders() {
+        let long = "x".repeat(MAX_RECORD + 10);
+        let end = "\n{\"k\":\"end\",\"test\":\"a\",\"outcome\":\"fail\"}\n";
+        for (tail, keep) in [(end, Keep::All), ("", Keep::All), (end, Keep::Failing)] {
+            let text = format!("{{\"k\":\"begin\",\"test\":\"a\"}}\n{long}{tail}");
+            let segs = segments(text.as_bytes(), keep.clone());
+            let (seg, bytes, overlong) = &segs[1];
+            assert_eq!(overlong, &[2], "{keep:?}");
+            assert!(bytes.as_ref().unwrap().len() < 200);
+            assert_eq!(seg.finishes(), !tail.is_empty());
+        }
+        let pieces: Vec<Piece> = scanner(
+            format!("{{\"k\":\"begin\",\"test\":\"a\"}}\n{long}\n{{\"k\":\"use\"}}\n").as_bytes(),
+            Keep::All,
+        )
+        .collect();
+        let lines: Vec<(u64, bool)> = pieces
+            .iter()
+            .flat_map(|p| p.lines(Path::new("t")).map(|(n, l)| (n, l.is_ok())))
+            .collect();
+        assert_eq!(lines, [(1, true), (2, false), (3, true)]);
     }
 
     #[test]
     fn results_come_back_in_file_order_for_any_number_of_workers() {
         let mut text = String::new();
         for t in 0..2000 {
+            let filler = if t % 97 == 0 { 20_000 } else { 0 };
+            text.push_str(&format!("{{\"k\":\"begin\",\"test\":\"t{t}\"}}\n"));
+            for _ in 0..filler {
+                text.push_str("{\"k\":\"use\"}\n");
+            }
             text.push_str(&format!(
-                "{{\"k\":\"begin\",\"test\":\"t{t}\"}}\n{{\"k\":\"end\",\"test\":\"t{t}\",\"outcome\":\"pass\"}}\n"
+                "{{\"k\":\"end\",\"test\":\"t{t}\",\"outcome\":\"pass\"}}\n"
             ));
         }
         let run = |workers| {
-            let reader = Box::new(std::io::Cursor::new(text.clone().into_bytes()));
-            let scanner = Scanner::from_reader(Path::new("t"), reader, Arc::default(), Keep::All);
             let mut out = Vec::new();
-            map_segments(
-                scanner,
+            map_pieces(
+                scanner(text.as_bytes(), Keep::All),
                 workers,
-                || 0usize,
-                |seen, seg| {
-                    *seen += 1;
-                    seg.ordinal
+                || (usize::MAX, 0usize),
+                |(ordinal, lines), piece| {
+                    // The pieces of a segment come to one worker, in order.
+                    if *ordinal != piece.ordinal {
+                        *ordinal = piece.ordinal;
+                        *lines = 0;
+                    }
+                    *lines += piece.lines(Path::new("t")).count();
+                    piece.end.map(|s| (s.ordinal, *lines))
                 },
                 |o| out.push(o),
             );
             out
         };
-        let want: Vec<usize> = (0..=2000).collect();
-        for workers in [0, 1, 3] {
+        let want = run(0);
+        assert_eq!(want.len(), 2001);
+        assert_eq!(want[1], (1, 20_002));
+        for workers in [1, 3] {
             assert_eq!(run(workers), want, "{workers} workers");
         }
     }

@@ -48,9 +48,20 @@ impl Symbols {
     }
 }
 
+/// What a symbol spells, in the table that made it.
+pub trait Names {
+    fn name(&self, sym: Sym) -> &str;
+}
+
 /// Where names become symbols: the bundle's [`Symbols`], or a worker's [`LocalSymbols`].
-pub trait Intern {
+pub trait Intern: Names {
     fn intern(&mut self, s: &str) -> Sym;
+}
+
+impl Names for Symbols {
+    fn name(&self, sym: Sym) -> &str {
+        Symbols::name(self, sym)
+    }
 }
 
 impl Intern for Symbols {
@@ -86,6 +97,12 @@ impl<'a> LocalSymbols<'a> {
             None => self.shared.name(sym),
             Some(own) => self.own.name(Sym(own as u32)),
         }
+    }
+}
+
+impl Names for LocalSymbols<'_> {
+    fn name(&self, sym: Sym) -> &str {
+        LocalSymbols::name(self, sym)
     }
 }
 

@@ -95,13 +95,16 @@ impl EvalConfig {
                 "--runs 0: expected at least one random order".into(),
             ));
         }
+        let mut inputs: Vec<super::Input<'_>> =
+            a.bundle.iter().map(|b| super::Input::Bundle(b)).collect();
+        inputs.extend(
+            std::iter::once(&a.truth)
+                .chain(&a.ranking)
+                .chain(&a.clusters)
+                .map(|f| super::Input::File(f)),
+        );
         for path in a.output.iter().chain(&a.plot) {
-            if path.is_dir() {
-                return Err(CliError::Usage(format!(
-                    "{}: is a directory; expected a file path",
-                    path.display()
-                )));
-            }
+            super::output_file(Some(path), &inputs)?;
         }
         let subject = match a.bundle {
             Some(b) => Subject::Bundle(b),

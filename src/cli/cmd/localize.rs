@@ -41,7 +41,7 @@ pub struct LocalizeArgs {
 }
 
 pub fn run(a: LocalizeArgs) -> Result<u8, CliError> {
-    super::output_file(a.output.as_deref())?;
+    super::output_file(a.output.as_deref(), &[super::Input::Bundle(&a.bundle)])?;
     // The spectra are gathered with eval's facts, in the engine's two passes.
     let options = Options {
         facts: true,

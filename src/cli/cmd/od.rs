@@ -173,9 +173,17 @@ pub struct ReplayArgs {
     pub report: PathBuf,
     /// The test whose witness orders to re-run.
     pub test: String,
-    /// Use this runner command instead of the report's.
-    #[arg(long, value_name = "CMD")]
+    /// The runner command (required: a report's own runner is a shell command from a file,
+    /// and is only run with --trust-report-runner).
+    #[arg(
+        long,
+        value_name = "CMD",
+        required_unless_present = "trust_report_runner"
+    )]
     pub runner: Option<String>,
+    /// Run the report's `runner` field through the shell (only for a report you wrote).
+    #[arg(long, conflicts_with = "runner")]
+    pub trust_report_runner: bool,
     #[arg(long, value_name = "DURATION", default_value = "5m")]
     pub timeout: String,
     /// Runs of each order.
@@ -295,7 +303,7 @@ impl OdConfig {
                 OdConfig::Replay(a, timeout)
             }
             OdCommand::Convert(a) => {
-                super::output_file(a.output.as_deref())?;
+                super::output_file(a.output.as_deref(), &[super::Input::File(&a.report)])?;
                 if a.output.as_deref().is_some_and(|o| same_file(o, &a.report)) {
                     return Err(CliError::Usage(format!(
                         "{}: -o would overwrite the input; expected another file",
@@ -346,7 +354,18 @@ fn check_run(a: &RunArgs) -> Result<Running, CliError> {
     if a.batch == 0 {
         return Err(CliError::Usage("--batch 0: expected at least 1".into()));
     }
-    super::output_file(a.output.as_deref())?;
+    // The report and its journal never overwrite an input of the run.
+    let s = &a.suite;
+    let mut inputs: Vec<super::Input<'_>> = s
+        .tests
+        .iter()
+        .chain(&s.access)
+        .map(|f| super::Input::File(f))
+        .collect();
+    inputs.extend(s.bundle.iter().map(|b| super::Input::Bundle(b)));
+    super::output_file(a.output.as_deref(), &inputs)?;
+    let journal = a.output.as_deref().map(exec::journal_path);
+    super::output_file(journal.as_deref(), &inputs)?;
     check_suite(&a.suite)?;
     Ok(Running {
         timeout,
@@ -573,7 +592,11 @@ fn replay(a: ReplayArgs, timeout: Duration) -> Result<u8, CliError> {
         OdFormat::Json => replay::json(&replayed),
     };
     output::emit(&text, None)?;
-    Ok(exit::OK)
+    Ok(if replayed.orders.iter().all(|o| o.reproduced) {
+        exit::OK
+    } else {
+        exit::NOT_REPRODUCED
+    })
 }
 
 pub fn run(args: OdArgs) -> Result<u8, CliError> {

@@ -86,7 +86,9 @@ struct Rank {
 
 impl Rank {
     fn check(args: RankArgs) -> Result<Rank, CliError> {
-        super::output_file(args.output.as_deref())?;
+        let mut inputs = vec![super::Input::Bundle(&args.bundle)];
+        inputs.extend(args.exclude_od.as_deref().map(super::Input::File));
+        super::output_file(args.output.as_deref(), &inputs)?;
         let options = Options {
             max_covering: max_covering(args.analysis.max_covering),
             // The DUA dump shows every DUA, not only those theta is made of.

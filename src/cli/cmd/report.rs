@@ -37,7 +37,10 @@ pub struct ReportArgs {
 }
 
 pub fn run(a: ReportArgs) -> Result<u8, CliError> {
-    super::output_file(a.output.as_deref())?;
+    let mut inputs = vec![super::Input::Bundle(&a.bundle)];
+    inputs.extend(a.od.as_deref().map(super::Input::File));
+    inputs.extend(a.truth.as_deref().map(super::Input::File));
+    super::output_file(a.output.as_deref(), &inputs)?;
     let od_report = match &a.od {
         Some(path) => Some(od::input::read_report(path).map_err(CliError::Bundle)?),
         None => None,

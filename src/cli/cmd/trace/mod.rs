@@ -156,6 +156,13 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
     }
     let out = &a.output;
     check_output(out)?;
+    let given = [a.maven.as_deref(), a.randoop.as_deref()];
+    let given = given
+        .into_iter()
+        .flatten()
+        .map(|p| p.to_string_lossy().into_owned());
+    refuse_inputs(out, given.chain(entries(a.classpath.as_deref())))?;
+    refuse_inputs(out, entries(a.sourcepath.as_deref()))?;
     let java = a
         .java
         .clone()
@@ -185,6 +192,8 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
     };
     let tracer = Tracer::find(a.tracer_dir.as_deref(), &deps)?;
     let job = project::resolve(&a, &junit)?;
+    refuse_inputs(out, entries(Some(&job.classpath)))?;
+    refuse_inputs(out, entries(job.sourcepath.as_deref()))?;
     let staging = sibling(out, "new")?;
     let _ = std::fs::remove_dir_all(&staging);
     let code = supervise(&a, &job, &tracer, &java, &deps, &staging)?;
@@ -241,6 +250,31 @@ fn check_output(out: &Path) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The entries of a class or source path.
+fn entries(path: Option<&str>) -> impl Iterator<Item = String> + '_ {
+    path.unwrap_or_default()
+        .split(':')
+        .filter(|e| !e.is_empty())
+        .map(str::to_string)
+}
+
+/// `-o` is replaced whole: it must not be, nor hold, an input of the run (a class path entry,
+/// a source directory, the Maven project or Randoop's folder).
+fn refuse_inputs(out: &Path, inputs: impl Iterator<Item = String>) -> Result<(), CliError> {
+    let Some(target) = super::resolved(out) else {
+        return Ok(());
+    };
+    for entry in inputs {
+        if super::resolved(Path::new(&entry)).is_some_and(|e| e.starts_with(&target)) {
+            return Err(CliError::Usage(format!(
+                "-o {}: would replace {entry}, an input of this run; expected another path for -o",
+                out.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
@@ -268,11 +302,16 @@ fn sibling(out: &Path, what: &str) -> Result<PathBuf, CliError> {
     )))
 }
 
-/// Moves the finished bundle to `out`, replacing an older bundle there.
+/// Moves the finished bundle to `out`, replacing an older bundle there: exchanged with it in one
+/// step (`renameat2(RENAME_EXCHANGE)`), so that a reader never finds no bundle or half of one
+/// at `out`; on a file system without the exchange, the older bundle is moved aside first.
 fn replace(staging: &Path, out: &Path) -> Result<(), CliError> {
     let io =
         |e: std::io::Error| CliError::Internal(format!("{}: cannot write: {e}", out.display()));
-    if out.exists() {
+    if out.exists() && exchange(staging, out).map_err(io)? {
+        // `staging` now holds the older bundle.
+        let _ = std::fs::remove_dir_all(staging);
+    } else if out.exists() {
         let old = sibling(out, "old")?;
         std::fs::rename(out, &old).map_err(io)?;
         std::fs::rename(staging, out).map_err(io)?;
@@ -281,6 +320,33 @@ fn replace(staging: &Path, out: &Path) -> Result<(), CliError> {
         std::fs::rename(staging, out).map_err(io)?;
     }
     Ok(())
+}
+
+/// Exchanges two paths in one step; `false` if the file system cannot.
+fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
+    let c = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).map_err(std::io::Error::other)
+    };
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: renameat2(2) with two valid NUL-terminated C strings relative to the working
+    // directory; the result is checked.
+    let r = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EINVAL | libc::ENOSYS | libc::ENOTSUP) => Ok(false),
+        _ => Err(e),
+    }
 }
 
 /// Runs the supervisor JVM into `bundle`; its exit code (0 written, 2 usage, else failure).

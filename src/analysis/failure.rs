@@ -23,7 +23,23 @@ pub enum CrashKind {
     /// `IllegalArgumentException`, `IllegalStateException`, application exceptions: the
     /// variables of the branch condition the throw was under.
     Branch,
+    /// `IndexOutOfBoundsException` and `StringIndexOutOfBoundsException` (the index),
+    /// `ClassCastException` (the cast operand), `ArithmeticException` (the divisor),
+    /// `NegativeArraySizeException` (the size), an extension beyond PAF (issue 12): raised by a
+    /// JDK call the instrumented code made, the arguments of that call; raised by an instruction
+    /// of the instrumented code, the operand the tracer records there (role `value`).
+    Operand,
 }
+
+/// The exception kinds of [`CrashKind::Operand`] that code can only raise with an explicit
+/// `throw` (no instruction raises them), or that it often throws so (`ArithmeticException`
+/// on an overflow check): with no operand recorded in the throwing frame they are analyzed by
+/// the branch they were thrown under, as application exceptions are.
+const THROWN_UNDER_BRANCH: &[&str] = &[
+    "java.lang.IndexOutOfBoundsException",
+    "java.lang.StringIndexOutOfBoundsException",
+    "java.lang.ArithmeticException",
+];
 
 /// Why PAF cannot analyze an exception kind, or which analysis it gets.
 pub fn classify(exception: &str) -> Result<CrashKind, String> {
@@ -41,6 +57,11 @@ pub fn classify(exception: &str) -> Result<CrashKind, String> {
         "java.lang.IllegalArgumentException" | "java.lang.IllegalStateException" => {
             Ok(CrashKind::Branch)
         }
+        "java.lang.IndexOutOfBoundsException"
+        | "java.lang.StringIndexOutOfBoundsException"
+        | "java.lang.ClassCastException"
+        | "java.lang.ArithmeticException"
+        | "java.lang.NegativeArraySizeException" => Ok(CrashKind::Operand),
         e if ASSERTIONS.contains(&e) => Err(format!(
             "assertion failure ({e}): PAF does not analyze assertions, which check post-conditions"
         )),
@@ -49,9 +70,11 @@ pub fn classify(exception: &str) -> Result<CrashKind, String> {
             .any(|p| e.starts_with(p)) =>
         {
             Err(format!(
-                "unsupported exception kind {e}: PAF analyzes NullPointerException, \
-                 ArrayIndexOutOfBoundsException, IllegalArgumentException, IllegalStateException \
-                 and application exceptions"
+                "unsupported exception kind {e}: paf analyzes NullPointerException, \
+                 ArrayIndexOutOfBoundsException, IllegalArgumentException, \
+                 IllegalStateException, IndexOutOfBoundsException, \
+                 StringIndexOutOfBoundsException, ClassCastException, ArithmeticException, \
+                 NegativeArraySizeException and application exceptions"
             ))
         }
         _ => Ok(CrashKind::Branch),
@@ -300,12 +323,22 @@ impl Crash<'_, '_> {
         replay: &'r Replay,
     ) -> Result<(Vec<&'r UseRecord>, Option<String>), String> {
         let (uses, fallback) = if self.site.depth > 0 {
-            self.arguments(exception, replay)
+            if kind == CrashKind::Operand {
+                // The rule for these kinds, not a fallback: the index, operand, divisor or
+                // size is an argument of the JDK call; none is preferred for being null.
+                let args = last_run(replay, self.event, self.frame, self.site.stmts, |u| {
+                    u.role == Role::Arg
+                });
+                (args, None)
+            } else {
+                self.arguments(exception, replay)
+            }
         } else {
             match kind {
                 CrashKind::Deref => self.role(Role::Deref, replay),
                 CrashKind::Index => self.role(Role::Index, replay),
                 CrashKind::Branch => (self.branch(exception, replay)?, None),
+                CrashKind::Operand => self.operand(exception, replay)?,
             }
         };
         if uses.is_empty() {
@@ -356,6 +389,49 @@ impl Crash<'_, '_> {
             ),
             None => (Vec::new(), None),
         }
+    }
+
+    /// Raised in the crash frame itself: the operand the tracer records at the raising
+    /// instruction (the divisor, the cast operand, the array size: a use with role `value`
+    /// that is not a branch's). With none, an exception code throws with `throw` is taken as
+    /// thrown under its last branch; a cast or an array allocation is left unanalyzed.
+    fn operand<'r>(
+        &self,
+        exception: &ExceptionInfo,
+        replay: &'r Replay,
+    ) -> Result<(Vec<&'r UseRecord>, Option<String>), String> {
+        if let Some(u) = replay
+            .uses
+            .iter()
+            .filter(|u| self.before(u) && self.at_site(u))
+            .rfind(|u| u.role == Role::Value && !u.branch)
+        {
+            return Ok((vec![u], None));
+        }
+        if THROWN_UNDER_BRANCH.contains(&exception.kind.as_str()) {
+            let uses = self.branch(exception, replay)?;
+            return Ok((
+                uses,
+                Some(format!(
+                    "no operand was recorded at {}: {} taken as thrown by a `throw` under the \
+                     last branch before it",
+                    self.site.position(),
+                    exception.kind
+                )),
+            ));
+        }
+        Err(format!(
+            "{} at {} with no recorded operand: the tracer records a cast's operand and an \
+             array size only when they are a variable (a local, a static, a captured field, \
+             element or call result); look at the {} on that line",
+            exception.kind,
+            self.site.position(),
+            if exception.kind.ends_with("ClassCastException") {
+                "cast"
+            } else {
+                "array allocation's size"
+            }
+        ))
     }
 
     /// Every variable of the last branch the crash frame took before the throw.
@@ -431,6 +507,7 @@ impl fmt::Display for CrashKind {
             CrashKind::Deref => "dereferenced value",
             CrashKind::Index => "array index",
             CrashKind::Branch => "branch condition",
+            CrashKind::Operand => "operand (index, divisor, cast operand or size)",
         })
     }
 }

@@ -329,6 +329,9 @@ impl Crash<'_, '_> {
                 let args = last_run(replay, self.event, self.frame, self.site.stmts, |u| {
                     u.role == Role::Arg
                 });
+                if args.is_empty() {
+                    return Err(self.no_argument(exception));
+                }
                 (args, None)
             } else {
                 self.arguments(exception, replay)
@@ -389,6 +392,22 @@ impl Crash<'_, '_> {
             ),
             None => (Vec::new(), None),
         }
+    }
+
+    /// Why an operand kind raised by a JDK call has no crash variable: the call had no
+    /// variable argument (`list.get(0)` on an empty list: a constant index, and the cause is
+    /// the receiver's size, which paf does not take as a crash variable).
+    fn no_argument(&self, exception: &ExceptionInfo) -> String {
+        let callee = &exception.frames[self.site.depth - 1];
+        format!(
+            "{} raised in {}.{} called at {} with no variable argument (a constant index, \
+             divisor or size): the receiver's state is the cause, which paf does not analyze; \
+             look at how the receiver got there",
+            exception.kind,
+            callee.class,
+            callee.method,
+            self.site.position()
+        )
     }
 
     /// Raised in the crash frame itself: the operand the tracer records at the raising

@@ -559,6 +559,27 @@ fn index_out_of_bounds_from_a_jdk_call_takes_the_index_argument() {
 }
 
 #[test]
+fn index_out_of_bounds_with_a_constant_index_is_unanalyzed_with_the_call() {
+    // `list.get(0)` on an empty list: the constant index is no variable; only the receiver's
+    // dereference is recorded.
+    let events = r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":2,"var":{"local":"list"},"how":"new"}
+        {"k":"use","frame":1,"stmt":3,"var":{"local":"list"},"role":"deref"}
+        {"k":"exit","frame":1,"throw":"java.lang.IndexOutOfBoundsException"}
+        "#;
+    let end = r#"{"k":"end","test":"t","outcome":"fail","exception":{"type":"java.lang.IndexOutOfBoundsException","frames":[{"class":"java.util.ArrayList","method":"get","line":427},{"class":"C","method":"m","file":"C.java","line":3},{"class":"CTest","method":"t","line":1}]}}"#;
+    check(
+        events,
+        end,
+        "unanalyzed: java.lang.IndexOutOfBoundsException raised in java.util.ArrayList.get \
+         called at C.java:3 with no variable argument (a constant index, divisor or size): the \
+         receiver's state is the cause, which paf does not analyze; look at how the receiver got \
+         there",
+    );
+}
+
+#[test]
 fn operand_kinds_from_a_jdk_call_take_every_argument_null_or_not() {
     // `Arrays.copyOf(a, n)` throwing NegativeArraySizeException: both arguments, although
     // `a` is seen to be null (only a NullPointerException prefers null arguments).

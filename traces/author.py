@@ -403,9 +403,94 @@ def two_crash_statements():
     b.write()
 
 
+IOOBE = "java.lang.IndexOutOfBoundsException"
+ARITH = "java.lang.ArithmeticException"
+
+
+def jdk_index():
+    """Names (docs/algorithm.md, "More exception kinds"):
+
+        1 class Names {
+        2   List<String> names = new ArrayList<>();
+        3   int parts;
+        4   String at(int i) {
+        5     int k = i - 1;
+        6     return names.get(k);     // ArrayList.get throws IndexOutOfBoundsException
+        7   }
+        8   int share(int total) { int p = parts;
+        9     return total / p; }      // idiv throws ArithmeticException; the divisor is recorded
+       11   void split(int n) { parts = n; }
+    """
+    b = Bundle("jdk-index", "Names: IndexOutOfBoundsException from ArrayList.get and an ArithmeticException (operand kinds)")
+    N, NF = "demo.Names", "Names.java"
+    b.stmt(2, N, None, NF, 2)
+    b.stmt(3, N, None, NF, 3)
+    for line, m in [(2, "<init>"), (5, "at"), (6, "at"), (8, "share"), (9, "share"), (11, "split")]:
+        b.stmt(100 + line if m == "<init>" else line, N, m, NF, line)
+    fields = [("demo.Names.names", 2), ("demo.Names.parts", 3)]
+    get_frames = [("jdk.internal.util.Preconditions", "outOfBounds", "Preconditions.java", 64),
+                  ("java.util.Objects", "checkIndex", "Objects.java", 359),
+                  ("java.util.ArrayList", "get", "ArrayList.java", 427)]
+
+    def new_names(t):
+        c = t.enter("demo.Names.<init>", this=1)
+        t.alloc(1, N, c, fields)
+        t.d(c, 102, F("demo.Names.names", 1), how="new")
+        t.exit(c)
+
+    def at(t, fails):
+        m = t.enter("demo.Names.at", this=1)
+        t.param(m, 5, "i")
+        t.u(m, 5, L("i"))
+        t.d(m, 5, L("k"), how="arith")
+        t.u(m, 6, F("demo.Names.names", 1), role="deref")
+        t.u(m, 6, L("k"), role="arg")
+        if fails:
+            t.exit(m, IOOBE)
+        else:
+            t.d(m, 6, R(m), how="call", callee="java.util.ArrayList.get")
+            t.exit(m)
+
+    def share(t, fails):
+        m = t.enter("demo.Names.share", this=1)
+        t.param(m, 8, "total")
+        t.d(m, 8, L("p"), frm=F("demo.Names.parts", 1))
+        t.u(m, 9, L("p"))
+        if fails:
+            t.exit(m, ARITH)
+        else:
+            t.d(m, 9, R(m), how="arith")
+            t.exit(m)
+
+    # fAt: new Names().at(0) on an empty list: k = -1, computed in the MUT.
+    t = b.test("NamesTest.fAt")
+    new_names(t)
+    at(t, True)
+    t.end("fail", IOOBE, get_frames + [(N, "at", NF, 6), ("NamesTest", "fAt", "NamesTest.java", 7)])
+
+    # fShare: new Names().share(10): parts is the field default 0.
+    t = b.test("NamesTest.fShare")
+    new_names(t)
+    share(t, True)
+    t.end("fail", ARITH, [(N, "share", NF, 9), ("NamesTest", "fShare", "NamesTest.java", 12)])
+
+    # pBoth: at(1) (a list holding one name) and split(2), share(10).
+    t = b.test("NamesTest.pBoth")
+    new_names(t)
+    at(t, False)
+    m = t.enter("demo.Names.split", this=1)
+    t.param(m, 11, "n")
+    t.d(m, 11, F("demo.Names.parts", 1), frm=L("n"))
+    t.exit(m)
+    share(t, False)
+    t.end()
+    b.write()
+
+
 if __name__ == "__main__":
     iae_two_variables()
     array_index()
     copy_chain()
     uninstrumented_origin()
     two_crash_statements()
+    jdk_index()

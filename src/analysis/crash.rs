@@ -31,6 +31,9 @@ pub(super) struct Track {
     /// The frame's latest use at the site, and its latest one with each role.
     pub last_site: Option<Seen>,
     pub by_role: [Option<Seen>; 4],
+    /// The frame's latest use at the site with role `value` that is not a branch's: the
+    /// operand the tracer records at a division, a cast or an array allocation.
+    pub operand: Option<Seen>,
     /// The uses of the frame's latest branch event.
     pub branch: Option<(u32, Rc<Vec<Seen>>)>,
 }
@@ -43,6 +46,7 @@ impl Track {
             null_args: std::mem::take(&mut self.null_args),
             last_site: self.last_site.clone(),
             by_role: self.by_role.clone(),
+            operand: self.operand.clone(),
             branch: self.branch.clone(),
         }
     }
@@ -282,6 +286,9 @@ impl Tracker {
             }
             t.last_site = Some(seen.clone());
             t.by_role[role_index(u.role)] = Some(seen.clone());
+            if u.role == Role::Value && !u.branch {
+                t.operand = Some(seen.clone());
+            }
         } else {
             t.args.clear();
             t.null_args.clear();

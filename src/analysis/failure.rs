@@ -31,7 +31,23 @@ pub enum CrashKind {
     /// `IllegalArgumentException`, `IllegalStateException`, application exceptions: the
     /// variables of the branch condition the throw was under.
     Branch,
+    /// `IndexOutOfBoundsException` and `StringIndexOutOfBoundsException` (the index),
+    /// `ClassCastException` (the cast operand), `ArithmeticException` (the divisor),
+    /// `NegativeArraySizeException` (the size), an extension beyond PAF (issue 12): raised by a
+    /// JDK call the instrumented code made, the arguments of that call; raised by an instruction
+    /// of the instrumented code, the operand the tracer records there (role `value`).
+    Operand,
 }
+
+/// The exception kinds of [`CrashKind::Operand`] that code can only raise with an explicit
+/// `throw` (no instruction raises them), or that it often throws so (`ArithmeticException`
+/// on an overflow check): with no operand recorded in the throwing frame they are analyzed by
+/// the branch they were thrown under, as application exceptions are.
+const THROWN_UNDER_BRANCH: &[&str] = &[
+    "java.lang.IndexOutOfBoundsException",
+    "java.lang.StringIndexOutOfBoundsException",
+    "java.lang.ArithmeticException",
+];
 
 /// Why PAF cannot analyze an exception kind, or which analysis it gets.
 pub fn classify(exception: &str) -> Result<CrashKind, String> {
@@ -49,6 +65,11 @@ pub fn classify(exception: &str) -> Result<CrashKind, String> {
         "java.lang.IllegalArgumentException" | "java.lang.IllegalStateException" => {
             Ok(CrashKind::Branch)
         }
+        "java.lang.IndexOutOfBoundsException"
+        | "java.lang.StringIndexOutOfBoundsException"
+        | "java.lang.ClassCastException"
+        | "java.lang.ArithmeticException"
+        | "java.lang.NegativeArraySizeException" => Ok(CrashKind::Operand),
         e if ASSERTIONS.contains(&e) => Err(format!(
             "assertion failure ({e}): PAF does not analyze assertions, which check post-conditions"
         )),
@@ -57,9 +78,11 @@ pub fn classify(exception: &str) -> Result<CrashKind, String> {
             .any(|p| e.starts_with(p)) =>
         {
             Err(format!(
-                "unsupported exception kind {e}: PAF analyzes NullPointerException, \
-                 ArrayIndexOutOfBoundsException, IllegalArgumentException, IllegalStateException \
-                 and application exceptions"
+                "unsupported exception kind {e}: paf analyzes NullPointerException, \
+                 ArrayIndexOutOfBoundsException, IllegalArgumentException, \
+                 IllegalStateException, IndexOutOfBoundsException, \
+                 StringIndexOutOfBoundsException, ClassCastException, ArithmeticException, \
+                 NegativeArraySizeException and application exceptions"
             ))
         }
         _ => Ok(CrashKind::Branch),
@@ -394,6 +417,14 @@ impl Plan {
         let empty = Track::default();
         let track = crash.track.unwrap_or(&empty);
         let (uses, fallback) = match (self.site.callee.as_deref(), self.kind) {
+            // The rule for these kinds, not a fallback: the index, operand, divisor or size is
+            // an argument of the JDK call; none is preferred for being null.
+            (Some(callee), CrashKind::Operand) => {
+                if track.args.is_empty() {
+                    return Err(self.no_argument(callee));
+                }
+                (track.args.clone(), None)
+            }
             // Raised in uninstrumented code: the arguments passed to it (the null ones, if any).
             (Some(callee), _) => {
                 let args = if track.null_args.is_empty() {
@@ -409,17 +440,8 @@ impl Plan {
             }
             (None, CrashKind::Deref) => role(track, Role::Deref),
             (None, CrashKind::Index) => role(track, Role::Index),
-            (None, CrashKind::Branch) => match &track.branch {
-                // Every variable of the last branch the crash frame took before the throw.
-                Some((_, uses)) => (uses.to_vec(), None),
-                None => {
-                    return Err(format!(
-                        "{} was not thrown under a branch: no branch was recorded in the \
-                         throwing frame before the throw",
-                        self.exception
-                    ));
-                }
-            },
+            (None, CrashKind::Branch) => (self.branch(track)?, None),
+            (None, CrashKind::Operand) => self.operand(track)?,
         };
         if uses.is_empty() {
             return Err(format!(
@@ -428,6 +450,63 @@ impl Plan {
             ));
         }
         Ok((uses, fallback))
+    }
+
+    /// Every variable of the last branch the crash frame took before the throw.
+    fn branch(&self, track: &Track) -> Result<Vec<Seen>, String> {
+        match &track.branch {
+            Some((_, uses)) => Ok(uses.to_vec()),
+            None => Err(format!(
+                "{} was not thrown under a branch: no branch was recorded in the throwing frame \
+                 before the throw",
+                self.exception
+            )),
+        }
+    }
+
+    /// Why an operand kind raised by a JDK call has no crash variable: the call had no
+    /// variable argument (`list.get(0)` on an empty list: a constant index, and the cause is
+    /// the receiver's size, which paf does not take as a crash variable).
+    fn no_argument(&self, callee: &str) -> String {
+        format!(
+            "{} raised in {callee} called at {} with no variable argument (a constant index, \
+             divisor or size): the receiver's state is the cause, which paf does not analyze; \
+             look at how the receiver got there",
+            self.exception, self.site.position
+        )
+    }
+
+    /// Raised in the crash frame itself: the operand the tracer records at the raising
+    /// instruction (the divisor, the cast operand, the array size: a use with role `value`
+    /// that is not a branch's). With none, an exception code throws with `throw` is taken as
+    /// thrown under its last branch; a cast or an array allocation is left unanalyzed.
+    fn operand(&self, track: &Track) -> Result<(Vec<Seen>, Option<String>), String> {
+        if let Some(u) = &track.operand {
+            return Ok((vec![u.clone()], None));
+        }
+        if THROWN_UNDER_BRANCH.contains(&self.exception.as_str()) {
+            let uses = self.branch(track)?;
+            return Ok((
+                uses,
+                Some(format!(
+                    "no operand was recorded at {}: {} taken as thrown by a `throw` under the \
+                     last branch before it",
+                    self.site.position, self.exception
+                )),
+            ));
+        }
+        Err(format!(
+            "{} at {} with no recorded operand: the tracer records a cast's operand and an \
+             array size only when they are a variable (a local, a static, a captured field, \
+             element or call result); look at the {} on that line",
+            self.exception,
+            self.site.position,
+            if self.exception.ends_with("ClassCastException") {
+                "cast"
+            } else {
+                "array allocation's size"
+            }
+        ))
     }
 }
 
@@ -476,6 +555,7 @@ impl fmt::Display for CrashKind {
             CrashKind::Deref => "dereferenced value",
             CrashKind::Index => "array index",
             CrashKind::Branch => "branch condition",
+            CrashKind::Operand => "operand (index, divisor, cast operand or size)",
         })
     }
 }

@@ -469,13 +469,15 @@ fn application_exception_is_analyzed_by_branch() {
 }
 
 #[test]
-fn class_cast_and_assertion_failures_are_unanalyzed() {
+fn unsupported_kinds_and_assertion_failures_are_unanalyzed() {
     check(
         BRANCH_EVENTS,
-        &fail("java.lang.ClassCastException", 4),
-        "unanalyzed: unsupported exception kind java.lang.ClassCastException: PAF analyzes \
+        &fail("java.lang.NumberFormatException", 4),
+        "unanalyzed: unsupported exception kind java.lang.NumberFormatException: paf analyzes \
          NullPointerException, ArrayIndexOutOfBoundsException, IllegalArgumentException, \
-         IllegalStateException and application exceptions",
+         IllegalStateException, IndexOutOfBoundsException, StringIndexOutOfBoundsException, \
+         ClassCastException, ArithmeticException, NegativeArraySizeException and application \
+         exceptions",
     );
     check(
         BRANCH_EVENTS,
@@ -516,6 +518,148 @@ fn exception_in_uninstrumented_callee_falls_back_to_arguments() {
          a origin=1 t=-1 non-local: 1->3 a param
          b origin=2 t=4 local: 2->3 b const
          fallback",
+    );
+}
+
+// ---- more exception kinds (issue 12, beyond PAF) ----
+
+/// `C.m(i)` calls `list.get(i)` (statement 3); `ArrayList.get` throws.
+const GET_EVENTS: &str = r#"
+    {"k":"enter","frame":1,"method":"C.m"}
+    {"k":"def","frame":1,"stmt":1,"var":{"local":"i"},"how":"param"}
+    {"k":"def","frame":1,"stmt":2,"var":{"local":"list"},"how":"new"}
+    {"k":"use","frame":1,"stmt":3,"var":{"local":"list"},"role":"deref"}
+    {"k":"use","frame":1,"stmt":3,"var":{"local":"i"},"role":"arg"}
+    {"k":"exit","frame":1,"throw":"E"}
+    "#;
+
+#[test]
+fn index_out_of_bounds_from_a_jdk_call_takes_the_index_argument() {
+    // Java 17's stack: Preconditions.outOfBounds ... Objects.checkIndex, ArrayList.get, C.m.
+    for e in [
+        "java.lang.IndexOutOfBoundsException",
+        "java.lang.StringIndexOutOfBoundsException",
+    ] {
+        let end = fail_frames(
+            e,
+            &[
+                ("jdk.internal.util.Preconditions", "outOfBounds", 64),
+                ("java.util.Objects", "checkIndex", 359),
+                ("java.util.ArrayList", "get", 427),
+                ("C", "m", 3),
+            ],
+        );
+        // The receiver (a deref) is not a crash variable; the index is; no fallback.
+        check(
+            GET_EVENTS,
+            &end,
+            "Operand crash=3 mut=C.m
+             i origin=1 t=-1 non-local: 1->3 i param",
+        );
+    }
+}
+
+#[test]
+fn index_out_of_bounds_with_a_constant_index_is_unanalyzed_with_the_call() {
+    // `list.get(0)` on an empty list: the constant index is no variable; only the receiver's
+    // dereference is recorded.
+    let events = r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":2,"var":{"local":"list"},"how":"new"}
+        {"k":"use","frame":1,"stmt":3,"var":{"local":"list"},"role":"deref"}
+        {"k":"exit","frame":1,"throw":"java.lang.IndexOutOfBoundsException"}
+        "#;
+    let end = r#"{"k":"end","test":"t","outcome":"fail","exception":{"type":"java.lang.IndexOutOfBoundsException","frames":[{"class":"java.util.ArrayList","method":"get","line":427},{"class":"C","method":"m","file":"C.java","line":3},{"class":"CTest","method":"t","line":1}]}}"#;
+    check(
+        events,
+        end,
+        "unanalyzed: java.lang.IndexOutOfBoundsException raised in java.util.ArrayList.get \
+         called at C.java:3 with no variable argument (a constant index, divisor or size): the \
+         receiver's state is the cause, which paf does not analyze; look at how the receiver got \
+         there",
+    );
+}
+
+#[test]
+fn operand_kinds_from_a_jdk_call_take_every_argument_null_or_not() {
+    // `Arrays.copyOf(a, n)` throwing NegativeArraySizeException: both arguments, although
+    // `a` is seen to be null (only a NullPointerException prefers null arguments).
+    let events = r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":1,"var":{"local":"a"},"how":"const"}
+        {"k":"def","frame":1,"stmt":2,"var":{"local":"n"},"how":"param"}
+        {"k":"use","frame":1,"stmt":3,"var":{"local":"a"},"role":"arg","null":true}
+        {"k":"use","frame":1,"stmt":3,"var":{"local":"n"},"role":"arg"}
+        {"k":"exit","frame":1,"throw":"java.lang.NegativeArraySizeException"}
+        "#;
+    let end = fail_frames(
+        "java.lang.NegativeArraySizeException",
+        &[("java.util.Arrays", "copyOf", 3512), ("C", "m", 3)],
+    );
+    check(
+        events,
+        &end,
+        "Operand crash=3 mut=C.m
+         a origin=1 t=2 local: 1->3 a const
+         n origin=2 t=-1 non-local: 2->3 n param",
+    );
+}
+
+/// `C.m(d)`: `q = n / d` at statement 3 (the tracer records the divisor, role `value`), after
+/// an unrelated branch at statement 2.
+const DIV_EVENTS: &str = r#"
+    {"k":"enter","frame":1,"method":"C.m"}
+    {"k":"def","frame":1,"stmt":1,"var":{"local":"d"},"how":"param"}
+    {"k":"def","frame":1,"stmt":2,"var":{"local":"n"},"how":"const"}
+    {"k":"branch","frame":1,"stmt":2,"uses":[{"local":"n"}]}
+    {"k":"use","frame":1,"stmt":3,"var":{"local":"d"}}
+    {"k":"exit","frame":1,"throw":"E"}
+    "#;
+
+#[test]
+fn an_instruction_raising_an_operand_kind_takes_the_recorded_operand() {
+    for e in [
+        "java.lang.ArithmeticException",
+        "java.lang.ClassCastException",
+        "java.lang.NegativeArraySizeException",
+    ] {
+        check(
+            DIV_EVENTS,
+            &fail(e, 3),
+            "Operand crash=3 mut=C.m
+             d origin=1 t=-1 non-local: 1->3 d param",
+        );
+    }
+}
+
+#[test]
+fn an_explicit_throw_of_an_operand_kind_is_analyzed_by_its_branch() {
+    // `if (lo > hi) throw new IndexOutOfBoundsException()` (line 4): no operand recorded.
+    for e in [
+        "java.lang.IndexOutOfBoundsException",
+        "java.lang.ArithmeticException",
+    ] {
+        check(
+            BRANCH_EVENTS,
+            &fail(e, 4),
+            "Operand crash=3 mut=C.m
+             lo origin=1 t=-1 non-local: 1->3 lo param
+             hi origin=2 t=4 local: 2->3 hi const
+             fallback",
+        );
+    }
+}
+
+#[test]
+fn a_cast_or_allocation_with_no_recorded_operand_is_unanalyzed_with_the_line() {
+    let end = r#"{"k":"end","test":"t","outcome":"fail","exception":{"type":"java.lang.ClassCastException","frames":[{"class":"C","method":"m","file":"C.java","line":4},{"class":"CTest","method":"t","line":1}]}}"#;
+    check(
+        BRANCH_EVENTS,
+        end,
+        "unanalyzed: java.lang.ClassCastException at C.java:4 with no recorded operand: the \
+         tracer records a cast's operand and an array size only when they are a variable (a \
+         local, a static, a captured field, element or call result); look at the cast on that \
+         line",
     );
 }
 
@@ -607,9 +751,11 @@ fn an_initializer_error_without_its_cause_is_unanalyzed() {
     check(
         r#"{"k":"enter","frame":1,"method":"C.m"}"#,
         &fail("java.lang.ExceptionInInitializerError", 1),
-        "unanalyzed: unsupported exception kind java.lang.ExceptionInInitializerError: PAF \
+        "unanalyzed: unsupported exception kind java.lang.ExceptionInInitializerError: paf \
          analyzes NullPointerException, ArrayIndexOutOfBoundsException, IllegalArgumentException, \
-         IllegalStateException and application exceptions",
+         IllegalStateException, IndexOutOfBoundsException, StringIndexOutOfBoundsException, \
+         ClassCastException, ArithmeticException, NegativeArraySizeException and application \
+         exceptions",
     );
 }
 

@@ -71,10 +71,19 @@ pub struct Fitted {
 /// A line of text under a table, with a final newline: wrapped to the style's width (later
 /// lines indented by `indent`), or whole when the style has none.
 pub fn prose(text: &str, indent: &str, style: TableStyle) -> String {
+    // Optimal fit, but a line may overflow the width only when one word is longer than it:
+    // textwrap's default penalty lets a line overflow when that costs less than a ragged
+    // paragraph, and these lines must fit.
+    let penalties = textwrap::wrap_algorithms::Penalties {
+        overflow_penalty: 1 << 30,
+        ..textwrap::wrap_algorithms::Penalties::new()
+    };
     let mut out = match style.width {
         Some(w) => textwrap::fill(
             text,
-            textwrap::Options::new(usize::from(w)).subsequent_indent(indent),
+            textwrap::Options::new(usize::from(w))
+                .subsequent_indent(indent)
+                .wrap_algorithm(textwrap::WrapAlgorithm::OptimalFit(penalties)),
         ),
         None => text.to_string(),
     };

@@ -177,6 +177,8 @@ mod tests {
                 passing: 0,
                 analyzed: 53,
                 unanalyzed: 0,
+                in_analysis: 53,
+                analyzed_share: "analyzed: 53 of 53 failing tests".into(),
                 flow_sets: 53,
                 local_flow_sets: 53,
                 events: 100,

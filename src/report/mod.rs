@@ -51,8 +51,14 @@ pub struct Summary {
     pub tests: usize,
     pub failing: usize,
     pub passing: usize,
+    /// Failing tests in a flow-set.
     pub analyzed: usize,
     pub unanalyzed: usize,
+    /// Failing tests the analysis had to account for: `failing` less those `--exclude-od` took
+    /// out as order-caused (`analyzed + unanalyzed`), the "of M" of `analyzed_share`.
+    pub in_analysis: usize,
+    /// `analyzed: N of M failing tests`: coverage at a glance (N `analyzed`, M `in_analysis`).
+    pub analyzed_share: String,
     pub flow_sets: usize,
     pub local_flow_sets: usize,
     pub events: u64,
@@ -424,6 +430,11 @@ pub fn build_with_paths(
             passing: ids.len() - failing,
             analyzed: analysis.failures.len(),
             unanalyzed: analysis.unanalyzed.len(),
+            in_analysis: analysis.failures.len() + analysis.unanalyzed.len(),
+            analyzed_share: analyzed_share(
+                analysis.failures.len(),
+                analysis.failures.len() + analysis.unanalyzed.len(),
+            ),
             flow_sets: ranked.sets.len(),
             local_flow_sets: ranked.sets.iter().filter(|s| s.is_local()).count(),
             events: analysis.events,
@@ -436,6 +447,14 @@ pub fn build_with_paths(
         excluded,
         masked,
     }
+}
+
+/// `analyzed: N of M failing tests` (M counted with its noun: `of 1 failing test`).
+fn analyzed_share(analyzed: usize, of: usize) -> String {
+    format!(
+        "analyzed: {analyzed} of {of} failing {}",
+        if of == 1 { "test" } else { "tests" }
+    )
 }
 
 /// One flow-set of the report, at `rank`.

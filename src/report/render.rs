@@ -81,11 +81,13 @@ pub fn title(report: &Report, max: usize) -> (String, bool) {
     }
 }
 
-/// The summary in a sentence: `2 flow-sets (1 local) from 3 failing tests (...)`.
+/// The summary in a sentence, the analyzed share first: `analyzed: 2 of 3 failing tests; 2
+/// flow-sets (1 local) from 3 failing tests (...)`.
 pub fn summary_line(report: &Report) -> String {
     let s = &report.summary;
     format!(
-        "{} ({} local) from {} ({} unanalyzed{}){}; {}, {}, {}; seed {}",
+        "{}; {} ({} local) from {} ({} unanalyzed{}){}; {}, {}, {}; seed {}",
+        s.analyzed_share,
         counted(s.flow_sets, "flow-set"),
         s.local_flow_sets,
         count(s.failing, "failing test", "failing tests"),

@@ -27,6 +27,7 @@ import org.objectweb.asm.tree.LineNumberNode;
 import org.objectweb.asm.tree.LocalVariableNode;
 import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.MultiANewArrayInsnNode;
 import org.objectweb.asm.tree.TryCatchBlockNode;
 import org.objectweb.asm.tree.TypeInsnNode;
 import org.objectweb.asm.tree.VarInsnNode;
@@ -368,6 +369,21 @@ final class MethodInstrumenter {
             case GETFIELD: case ARRAYLENGTH: case ATHROW: case MONITORENTER:
                 add(out, f, sz - 1, 'D');
                 break;
+            case IDIV: case LDIV: case IREM: case LREM: case NEWARRAY: case ANEWARRAY:
+                // the divisor, the size: the operand an exception of the instruction is about
+                // (docs/algorithm.md, "More exception kinds"); an expression or a call result
+                // is made a variable, a constant is not (`i % 7`, `new int[4]` cannot fail so,
+                // and a temporary would cost two events each time)
+                add(out, f, sz - 1, 'V');
+                break;
+            case CHECKCAST:
+                // the cast operand, recorded only when it already is a variable: a temporary
+                // for every cast call result (`(T) it.next()`) would cost an event per call
+                add(out, f, sz - 1, 'C');
+                break;
+            case MULTIANEWARRAY:
+                for (int d = ((MultiANewArrayInsnNode) n).dims; d >= 1; d--) add(out, f, sz - d, 'V');
+                break;
             case IFEQ: case IFNE: case IFLT: case IFGE: case IFGT: case IFLE: case IFNULL: case IFNONNULL:
             case TABLESWITCH: case LOOKUPSWITCH: {
                 Src s = resolve(f.getStack(sz - 1));
@@ -414,6 +430,7 @@ final class MethodInstrumenter {
     }
 
     private void consume(Src s, char role) {
+        if (role == 'C') return;
         if (s.kind == S_MERGE) {
             for (AbstractInsnNode p : s.producers) {
                 mergeNames.computeIfAbsent(p, k -> new LinkedHashSet<>()).add(s.name);
@@ -438,7 +455,7 @@ final class MethodInstrumenter {
                 if (role == 'X' || ((role == 'A' || role == 'D') && s.p.getOpcode() == ACONST_NULL)) tempDef.add(s.p);
                 break;
             case S_ARITH:
-                if (role == 'X' || role == 'B') tempDef.add(s.p);
+                if (role == 'X' || role == 'B' || role == 'V') tempDef.add(s.p);
                 break;
             default:
                 break;
@@ -855,12 +872,24 @@ final class MethodInstrumenter {
                 frame(before);
                 call(before, "exit", "(I)V");
                 break;
-            case NEWARRAY: case ANEWARRAY: case MULTIANEWARRAY:
+            case IDIV: case LDIV: case IREM: case LREM:
+                // the divisor: the crash variable of an ArithmeticException (docs/algorithm.md)
+                useTop(before, i, R.ROLE_VALUE, resolve(f.getStack(sz - 1)), false);
+                break;
+            case CHECKCAST:
+                // the cast operand: the crash variable of a ClassCastException
+                useTop(before, i, R.ROLE_VALUE, resolve(f.getStack(sz - 1)), true);
+                break;
+            case NEWARRAY: case ANEWARRAY: case MULTIANEWARRAY: {
+                // the size (each dimension): the crash variable of a NegativeArraySizeException
+                int dims = op == MULTIANEWARRAY ? ((MultiANewArrayInsnNode) n).dims : 1;
+                for (int d = dims; d >= 1; d--) useTop(before, i, R.ROLE_VALUE, resolve(f.getStack(sz - d)), false);
                 after.add(new InsnNode(DUP));
                 frame(after);
                 push(after, stmt(i));
                 call(after, "allocArray", "(Ljava/lang/Object;II)V");
                 break;
+            }
             case INVOKEVIRTUAL: case INVOKESPECIAL: case INVOKESTATIC: case INVOKEINTERFACE: case INVOKEDYNAMIC:
                 invoke(i, n, f, op, before, after);
                 break;

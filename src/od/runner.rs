@@ -318,7 +318,7 @@ pub fn clip(text: &str) -> String {
 }
 
 /// A runner's results file (`None` if there is none), read up to [`MAX_RESULTS`] bytes.
-fn read_results(path: &Path) -> (Option<Vec<u8>>, Vec<String>) {
+pub(super) fn read_results(path: &Path) -> (Option<Vec<u8>>, Vec<String>) {
     let Ok(file) = crate::trace::lines::open_regular(path) else {
         return (None, Vec::new());
     };

@@ -676,7 +676,7 @@ fn readers(rng: &mut ChaCha8Rng, dir: &Path, count: u64, f: &mut Figures) {
     check_reader(rng, "od report", &[report], count, f, &|b| {
         std::fs::write(&file, b).unwrap();
         if let Ok(r) = paf::od::input::read_report(&file) {
-            let _ = paf::od::report::table(&r);
+            let _ = paf::od::report::table(&r, paf::report::layout::TableStyle::PLAIN);
         }
     });
 }

@@ -577,3 +577,37 @@ fn batched_schedules_find_the_same_dependencies() {
     assert_eq!(four["settings"]["batch"], 4);
     assert_eq!(tested(&one), tested(&four));
 }
+
+/// `od detect`'s tables: in a pipe ASCII and as wide as their content (the golden), at
+/// `--width 80` no line wider than 80 columns, every verdict and edge still named.
+#[test]
+fn the_tables_fit_the_terminal() {
+    let dir = root().join("testdata/od/pradet-datasource");
+    let table = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_paf"))
+            .args(["od", "detect", "--runner"])
+            .arg(dir.join("run"))
+            .arg("--tests")
+            .arg(dir.join("tests.txt"))
+            .arg("--access")
+            .arg(dir.join("access.json"))
+            .args(["--algo", "tuscan", "--k", "2", "-j", "2", "--no-progress"])
+            .args(extra)
+            .output()
+            .expect("paf runs");
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let plain = table(&[]);
+    assert!(plain.contains("+---") && !plain.contains('│'), "{plain}");
+    let golden = root().join("testdata/od/golden/pradet-datasource.txt");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&golden, &plain).unwrap();
+    }
+    assert_eq!(plain, std::fs::read_to_string(&golden).unwrap());
+    let narrow = table(&["--width", "80"]);
+    assert!(narrow.lines().all(|l| l.chars().count() <= 80), "{narrow}");
+    for name in ["testSetCloneString", "testToString", "state-setter", "polluter"] {
+        assert!(narrow.contains(name), "{name} missing at 80 columns:\n{narrow}");
+    }
+}

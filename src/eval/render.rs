@@ -14,20 +14,9 @@ pub fn json(report: &EvalReport) -> String {
 }
 
 /// A table laid out for `style` (docs/formats.md: sized to the terminal, as wide as its content
-/// in a pipe or a file), a newline, and a line naming the columns left out for the width.
+/// in a pipe or a file).
 fn fitted(columns: &[Column], rows: Vec<Vec<String>>, style: TableStyle) -> String {
-    let f = layout::fit(columns, rows, style);
-    let mut out = f.table.to_string();
-    out.push('\n');
-    if !f.hidden.is_empty() {
-        let note = format!(
-            "({} left out to fit {} columns; --format json has everything)",
-            f.hidden.join(", "),
-            style.width.unwrap_or_default()
-        );
-        out.push_str(&layout::prose(&note, "", style));
-    }
-    out
+    layout::fit_text(columns, rows, style)
 }
 
 /// The rankings' columns, in the order they give way to a narrow terminal: the share of false

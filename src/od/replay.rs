@@ -2,7 +2,7 @@
 //! the test alone, every minimized finding) and says whether each recorded outcome came back.
 //! The result is a [`ReplayReport`], rendered by [`table`] and [`json`].
 
-use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use crate::report::layout::{self, Column, TableStyle};
 use serde::Serialize;
 
 use super::Schedule;
@@ -173,20 +173,34 @@ pub fn json(r: &ReplayReport) -> String {
     format!("{value:#}\n")
 }
 
-/// `TEST: VERDICT` and a table of the orders, with what was expected and observed.
-pub fn table(r: &ReplayReport) -> String {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(vec!["Order", "Expected", "Observed", "Reproduced"]);
-    for o in &r.orders {
-        let observed: Vec<String> = o.observed.iter().map(Res::text).collect();
-        t.add_row(vec![
-            o.order.join(" "),
-            o.expected.text(),
-            observed.join("; "),
-            if o.reproduced { "yes" } else { "no" }.to_string(),
-        ]);
-    }
-    format!("{}: {}\n{t}\n", r.test, r.verdict.name())
+/// The orders' columns: what was observed wraps first, then what was expected, then the order.
+const ORDER_COLUMNS: [Column; 4] = [
+    Column::shrinks("Order", 20, 3),
+    Column::shrinks("Expected", 12, 2),
+    Column::shrinks("Observed", 12, 1),
+    Column::fixed("Reproduced"),
+];
+
+/// `TEST: VERDICT` and a table of the orders, with what was expected and observed, laid out
+/// for `style`.
+pub fn table(r: &ReplayReport, style: TableStyle) -> String {
+    let rows = r
+        .orders
+        .iter()
+        .map(|o| {
+            let observed: Vec<String> = o.observed.iter().map(Res::text).collect();
+            vec![
+                o.order.join(" "),
+                o.expected.text(),
+                observed.join("; "),
+                if o.reproduced { "yes" } else { "no" }.to_string(),
+            ]
+        })
+        .collect();
+    format!(
+        "{}: {}\n{}",
+        r.test,
+        r.verdict.name(),
+        layout::fit_text(&ORDER_COLUMNS, rows, style)
+    )
 }

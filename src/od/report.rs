@@ -3,7 +3,7 @@
 //! the dependency graph: every confirmed manifest dependency is an edge
 //! ([`Dependency`]); the per-test verdicts are a summary derived from the edges.
 
-use comfy_table::{ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use crate::report::layout::{self, Column, TableStyle};
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -440,22 +440,20 @@ fn list(names: &[String]) -> String {
     }
 }
 
-/// The verdicts, the algorithms' costs and the summary as text tables.
-pub fn table(report: &OdReport) -> String {
+/// The verdicts, the algorithms' costs and the summary as text tables laid out for `style`.
+pub fn table(report: &OdReport, style: TableStyle) -> String {
     let mut out = String::new();
     if report.verdicts.is_empty() {
         out.push_str("No test changed its outcome.\n");
     } else {
-        out.push_str(&verdict_table(&report.verdicts).to_string());
-        out.push('\n');
+        out.push_str(&verdict_table(&report.verdicts, style));
     }
     if !report.dependencies.is_empty() {
-        out.push_str(&dependency_table(&report.dependencies).to_string());
-        out.push('\n');
+        out.push_str(&dependency_table(&report.dependencies, style));
     }
-    out.push_str(&algorithm_table(&report.algorithms).to_string());
-    out.push('\n');
-    out.push_str(&summary_line(&report.summary, report.invocation));
+    out.push_str(&algorithm_table(&report.algorithms, style));
+    let summary = summary_line(&report.summary, report.invocation);
+    out.push_str(&layout::prose(summary.trim_end(), "  ", style));
     if report.budget.exhausted {
         let by: Vec<String> = report
             .budget
@@ -463,11 +461,12 @@ pub fn table(report: &OdReport) -> String {
             .iter()
             .map(|(phase, n)| format!("{n} {phase}"))
             .collect();
-        out.push_str(&format!(
-            "budget exhausted: {} runs not made ({}); run again with the same -o to resume\n",
+        let line = format!(
+            "budget exhausted: {} runs not made ({}); run again with the same -o to resume",
             report.budget.not_run,
             by.join(", ")
-        ));
+        );
+        out.push_str(&layout::prose(&line, "  ", style));
     }
     for p in &report.problems {
         out.push_str(&problem_warning(p));
@@ -475,39 +474,38 @@ pub fn table(report: &OdReport) -> String {
     out
 }
 
-fn new_table(header: Vec<&str>) -> Table {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled)
-        .set_header(header);
-    t
-}
+/// The verdicts' columns, in the order they give way to a narrow terminal: runs, the default
+/// order's and the lone outcome, the polluters, the witness (their cells wrap first), then
+/// the test and its verdict.
+const VERDICT_COLUMNS: [Column; 7] = [
+    Column::shrinks("Test", 16, 8),
+    Column::shrinks("Verdict", 12, 7),
+    Column::shrinks("Default order", 10, 2),
+    Column::shrinks("Alone", 10, 3),
+    Column::shrinks("Witness (minimal order)", 16, 5),
+    Column::shrinks("Polluters / state-setters", 12, 4),
+    Column::hides("Runs", 1),
+];
 
 /// One row per verdict.
-fn verdict_table(verdicts: &[VerdictReport]) -> Table {
-    let mut t = new_table(vec![
-        "Test",
-        "Verdict",
-        "Default order",
-        "Alone",
-        "Witness (minimal order)",
-        "Polluters / state-setters",
-        "Runs",
-    ]);
-    for v in verdicts {
-        t.add_row(vec![
-            v.test.clone(),
-            verdict_text(v),
-            v.default_outcome.text(),
-            v.isolated_outcome
-                .as_ref()
-                .map_or("-".to_string(), Res::text),
-            format!("{} -> {}", v.witness.join(" "), v.witness_outcome.text()),
-            who(v),
-            v.runs.to_string(),
-        ]);
-    }
-    t
+fn verdict_table(verdicts: &[VerdictReport], style: TableStyle) -> String {
+    let rows = verdicts
+        .iter()
+        .map(|v| {
+            vec![
+                v.test.clone(),
+                verdict_text(v),
+                v.default_outcome.text(),
+                v.isolated_outcome
+                    .as_ref()
+                    .map_or("-".to_string(), Res::text),
+                format!("{} -> {}", v.witness.join(" "), v.witness_outcome.text()),
+                who(v),
+                v.runs.to_string(),
+            ]
+        })
+        .collect();
+    layout::fit_text(&VERDICT_COLUMNS, rows, style)
 }
 
 /// The verdict with what else it is: `victim (order-caused failure)`.
@@ -537,51 +535,68 @@ fn who(v: &VerdictReport) -> String {
     s
 }
 
+/// The edges' columns: the baseline, whether it was confirmed, the witness and what the test
+/// depends on wrap (and go) first; the dependent test and the kind stay.
+const DEPENDENCY_COLUMNS: [Column; 6] = [
+    Column::shrinks("Dependent", 16, 6),
+    Column::fixed("Kind"),
+    Column::shrinks("On", 12, 4),
+    Column::shrinks("Witness", 16, 3),
+    Column::shrinks("Baseline", 12, 1),
+    Column::shrinks("Confirmed", 8, 2),
+];
+
 /// One row per edge of the dependency graph.
-fn dependency_table(edges: &[Dependency]) -> Table {
-    let mut t = new_table(vec![
-        "Dependent",
-        "Kind",
-        "On",
-        "Witness",
-        "Baseline",
-        "Confirmed",
-    ]);
-    for e in edges {
-        let confirmed = match (e.confirmed, e.one_minimal) {
-            (true, true) => "yes".to_string(),
-            (true, false) => "yes (witness not 1-minimal)".to_string(),
-            (false, _) => format!("no: {}", e.note.as_deref().unwrap_or("a re-run disagreed")),
-        };
-        t.add_row(vec![
-            e.dependent.clone(),
-            e.kind.name().to_string(),
-            list(&e.on),
-            format!("{} -> {}", e.witness.join(" "), e.witness_outcome.text()),
-            format!("{} -> {}", e.baseline.join(" "), e.baseline_outcome.text()),
-            confirmed,
-        ]);
-    }
-    t
+fn dependency_table(edges: &[Dependency], style: TableStyle) -> String {
+    let rows = edges
+        .iter()
+        .map(|e| {
+            let confirmed = match (e.confirmed, e.one_minimal) {
+                (true, true) => "yes".to_string(),
+                (true, false) => "yes (witness not 1-minimal)".to_string(),
+                (false, _) => {
+                    format!("no: {}", e.note.as_deref().unwrap_or("a re-run disagreed"))
+                }
+            };
+            vec![
+                e.dependent.clone(),
+                e.kind.name().to_string(),
+                list(&e.on),
+                format!("{} -> {}", e.witness.join(" "), e.witness_outcome.text()),
+                format!("{} -> {}", e.baseline.join(" "), e.baseline_outcome.text()),
+                confirmed,
+            ]
+        })
+        .collect();
+    layout::fit_text(&DEPENDENCY_COLUMNS, rows, style)
 }
 
+const ALGORITHM_COLUMNS: [Column; 4] = [
+    Column::fixed("Algorithm"),
+    Column::fixed("Schedules"),
+    Column::fixed("Runs"),
+    Column::shrinks("Changed", 12, 1),
+];
+
 /// One row per algorithm: what it planned and ran, and the tests it changed.
-fn algorithm_table(algorithms: &[AlgoReport]) -> Table {
-    let mut a = new_table(vec!["Algorithm", "Schedules", "Runs", "Changed"]);
-    for r in algorithms {
-        let runs = if r.complete {
-            r.runs.to_string()
-        } else {
-            format!("{} (incomplete)", r.runs)
-        };
-        a.add_row(vec![
-            r.algo.clone(),
-            r.schedules.to_string(),
-            runs,
-            list(&r.changed),
-        ]);
-    }
-    a
+fn algorithm_table(algorithms: &[AlgoReport], style: TableStyle) -> String {
+    let rows = algorithms
+        .iter()
+        .map(|r| {
+            let runs = if r.complete {
+                r.runs.to_string()
+            } else {
+                format!("{} (incomplete)", r.runs)
+            };
+            vec![
+                r.algo.clone(),
+                r.schedules.to_string(),
+                runs,
+                list(&r.changed),
+            ]
+        })
+        .collect();
+    layout::fit_text(&ALGORITHM_COLUMNS, rows, style)
 }
 
 fn summary_line(s: &Summary, inv: Invocation) -> String {

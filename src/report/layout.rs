@@ -91,6 +91,22 @@ pub fn prose(text: &str, indent: &str, style: TableStyle) -> String {
     out
 }
 
+/// [`fit`] as text: the table, a newline, and a line naming the columns left out for the width.
+pub fn fit_text(columns: &[Column], rows: Vec<Vec<String>>, style: TableStyle) -> String {
+    let f = fit(columns, rows, style);
+    let mut out = f.table.to_string();
+    out.push('\n');
+    if !f.hidden.is_empty() {
+        let note = format!(
+            "({} left out to fit {} columns; --format json has everything)",
+            f.hidden.join(", "),
+            style.width.unwrap_or_default()
+        );
+        out.push_str(&prose(&note, "", style));
+    }
+    out
+}
+
 /// Lays out `rows` under `columns` for `style`.
 pub fn fit(columns: &[Column], rows: Vec<Vec<String>>, style: TableStyle) -> Fitted {
     let mut table = Table::new();

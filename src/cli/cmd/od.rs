@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand, ValueEnum};
 
+use super::super::args::TableArgs;
 use super::super::progress::Bar;
 use super::super::{CliError, exit, output};
 use crate::od::algo::{Algo, Params};
@@ -135,6 +136,8 @@ pub struct RunArgs {
     /// Standard output: tables, or the JSON report.
     #[arg(long, value_enum, default_value_t = OdFormat::Table)]
     pub format: OdFormat,
+    #[command(flatten)]
+    pub table: TableArgs,
     /// No progress bar on standard error.
     #[arg(long)]
     pub no_progress: bool,
@@ -191,6 +194,8 @@ pub struct ReplayArgs {
     pub reruns: u32,
     #[arg(long, value_enum, default_value_t = OdFormat::Table)]
     pub format: OdFormat,
+    #[command(flatten)]
+    pub table: TableArgs,
 }
 
 #[derive(Args, Debug)]
@@ -520,7 +525,7 @@ fn detect(
         output::emit(&json, Some(out))?;
     }
     let text = match a.format {
-        OdFormat::Table => od_report::table(&report),
+        OdFormat::Table => od_report::table(&report, a.table.style(false)),
         OdFormat::Json => json,
     };
     output::emit(&text, None)?;
@@ -588,7 +593,7 @@ fn replay(a: ReplayArgs, timeout: Duration) -> Result<u8, CliError> {
             _ => CliError::Bundle(vec![Problem::in_file(&a.report, e.to_string())]),
         })?;
     let text = match a.format {
-        OdFormat::Table => replay::table(&replayed),
+        OdFormat::Table => replay::table(&replayed, a.table.style(false)),
         OdFormat::Json => replay::json(&replayed),
     };
     output::emit(&text, None)?;

@@ -607,7 +607,15 @@ fn the_tables_fit_the_terminal() {
     assert_eq!(plain, std::fs::read_to_string(&golden).unwrap());
     let narrow = table(&["--width", "80"]);
     assert!(narrow.lines().all(|l| l.chars().count() <= 80), "{narrow}");
-    for name in ["testSetCloneString", "testToString", "state-setter", "polluter"] {
-        assert!(narrow.contains(name), "{name} missing at 80 columns:\n{narrow}");
+    for name in [
+        "testSetCloneString",
+        "testToString",
+        "state-setter",
+        "polluter",
+    ] {
+        assert!(
+            narrow.contains(name),
+            "{name} missing at 80 columns:\n{narrow}"
+        );
     }
 }

@@ -305,6 +305,23 @@ fn pass_one_deferred(
     Ok(())
 }
 
+/// The sink a failing test is replayed into, from its segment's end record (`header`: the
+/// exception, whether the tracer truncated the test).
+fn failure_sink(
+    header: Option<&EndHeader>,
+    statements: &StatementTable,
+    symbols: &Symbols,
+    facts: bool,
+) -> FailureReplay {
+    FailureReplay::new(
+        header.and_then(|h| h.exception.as_ref()),
+        header.is_some_and(|h| h.truncated),
+        statements,
+        symbols,
+        facts,
+    )
+}
+
 impl First {
     /// One piece of pass 1 or 1b: a kept segment's test is checked, replayed and analyzed;
     /// `header` is the end record of the segment it belongs to.
@@ -322,16 +339,7 @@ impl First {
             bundle.tests.path(),
             &mut self.symbols,
             statements,
-            |_, symbols| {
-                let h = header.as_ref();
-                FailureReplay::new(
-                    h.and_then(|h| h.exception.as_ref()),
-                    h.is_some_and(|h| h.truncated),
-                    statements,
-                    symbols,
-                    options.facts,
-                )
-            },
+            |_, symbols| failure_sink(header.as_ref(), statements, symbols, options.facts),
         ) else {
             return;
         };
@@ -424,14 +432,7 @@ fn isolated_pass(
             let header = piece.end.as_ref().and_then(|s| s.first_end.clone());
             let Some((_, results)) =
                 feed.piece(piece, path, &mut first.symbols, statements, |_, symbols| {
-                    let h = header.as_ref();
-                    FailureReplay::new(
-                        h.and_then(|h| h.exception.as_ref()),
-                        h.is_some_and(|h| h.truncated),
-                        statements,
-                        symbols,
-                        options.facts,
-                    )
+                    failure_sink(header.as_ref(), statements, symbols, options.facts)
                 })
             else {
                 return;

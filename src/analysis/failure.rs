@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::backtrack::{DefNode, Origin, Step, backtrack};
 use super::crash::{Seen, Track, Tracker, Watch, role_index};
+use super::kinds::{self, RECEIVER_STATE};
 use super::replay::{ReplayError, Replayer};
 use crate::trace::assemble::EventSink;
 use crate::trace::symbols::Names;
@@ -33,10 +34,16 @@ pub enum CrashKind {
     Branch,
     /// `IndexOutOfBoundsException` and `StringIndexOutOfBoundsException` (the index),
     /// `ClassCastException` (the cast operand), `ArithmeticException` (the divisor),
-    /// `NegativeArraySizeException` (the size), an extension beyond PAF (issue 12): raised by a
+    /// `NegativeArraySizeException` (the size), `NumberFormatException` (the string parsed),
+    /// `ArrayStoreException` (the value stored), an extension beyond PAF (issue 12): raised by a
     /// JDK call the instrumented code made, the arguments of that call; raised by an instruction
     /// of the instrumented code, the operand the tracer records there (role `value`).
     Operand,
+    /// `UnsupportedOperationException`, `ConcurrentModificationException` and
+    /// `IllegalStateException` raised inside a JDK call (issue 12): the receiver of that call,
+    /// the object whose state the JDK refused. Thrown by the code under test itself they are
+    /// analyzed by their branch ([`super::kinds::at_site`]).
+    Receiver,
 }
 
 /// The exception kinds of [`CrashKind::Operand`] that code can only raise with an explicit
@@ -47,6 +54,7 @@ const THROWN_UNDER_BRANCH: &[&str] = &[
     "java.lang.IndexOutOfBoundsException",
     "java.lang.StringIndexOutOfBoundsException",
     "java.lang.ArithmeticException",
+    "java.lang.NumberFormatException",
 ];
 
 /// Why PAF cannot analyze an exception kind, or which analysis it gets.
@@ -62,14 +70,20 @@ pub fn classify(exception: &str) -> Result<CrashKind, String> {
     match exception {
         "java.lang.NullPointerException" => Ok(CrashKind::Deref),
         "java.lang.ArrayIndexOutOfBoundsException" => Ok(CrashKind::Index),
-        "java.lang.IllegalArgumentException" | "java.lang.IllegalStateException" => {
-            Ok(CrashKind::Branch)
-        }
+        "java.lang.IllegalArgumentException" => Ok(CrashKind::Branch),
+        e if RECEIVER_STATE.contains(&e) => Ok(CrashKind::Receiver),
         "java.lang.IndexOutOfBoundsException"
         | "java.lang.StringIndexOutOfBoundsException"
         | "java.lang.ClassCastException"
         | "java.lang.ArithmeticException"
-        | "java.lang.NegativeArraySizeException" => Ok(CrashKind::Operand),
+        | "java.lang.NegativeArraySizeException"
+        | "java.lang.NumberFormatException"
+        | "java.lang.ArrayStoreException" => Ok(CrashKind::Operand),
+        "java.lang.StackOverflowError" => Err(
+            "java.lang.StackOverflowError: paf does not analyze stack overflows; look at the \
+             condition that should end the recursion"
+                .to_string(),
+        ),
         e if ASSERTIONS.contains(&e) => Err(format!(
             "assertion failure ({e}): PAF does not analyze assertions, which check post-conditions"
         )),
@@ -82,7 +96,9 @@ pub fn classify(exception: &str) -> Result<CrashKind, String> {
                  ArrayIndexOutOfBoundsException, IllegalArgumentException, \
                  IllegalStateException, IndexOutOfBoundsException, \
                  StringIndexOutOfBoundsException, ClassCastException, ArithmeticException, \
-                 NegativeArraySizeException and application exceptions"
+                 NegativeArraySizeException, NumberFormatException, ArrayStoreException, \
+                 UnsupportedOperationException, ConcurrentModificationException and \
+                 application exceptions"
             ))
         }
         _ => Ok(CrashKind::Branch),
@@ -242,11 +258,11 @@ fn plan(
         return Err(lifecycle(phase, exception));
     }
     let exception = exception.analyzed();
-    let kind = classify(&exception.kind)?;
+    let kind = kinds::classify_exception(exception)?;
     let site = Site::find(exception, statements, symbols)?;
     Ok(Plan {
         exception: exception.kind.clone(),
-        kind,
+        kind: kinds::at_site(kind, site.callee.is_some()),
         site,
     })
 }
@@ -425,6 +441,11 @@ impl Plan {
                 }
                 (track.args.clone(), None)
             }
+            // The object whose state the JDK refused: the receiver of the call that raised it.
+            (Some(callee), CrashKind::Receiver) => (
+                kinds::receiver(track, &self.exception, callee, &self.site.position)?,
+                None,
+            ),
             // Raised in uninstrumented code: the arguments passed to it (the null ones, if any).
             (Some(callee), _) => {
                 let args = if track.null_args.is_empty() {
@@ -442,6 +463,8 @@ impl Plan {
             (None, CrashKind::Index) => role(track, Role::Index),
             (None, CrashKind::Branch) => (self.branch(track)?, None),
             (None, CrashKind::Operand) => self.operand(track)?,
+            // Made a branch kind by `kinds::at_site` when no callee raised it.
+            (None, CrashKind::Receiver) => (self.branch(track)?, None),
         };
         if uses.is_empty() {
             return Err(format!(
@@ -468,10 +491,22 @@ impl Plan {
     /// variable argument (`list.get(0)` on an empty list: a constant index, and the cause is
     /// the receiver's size, which paf does not take as a crash variable).
     fn no_argument(&self, callee: &str) -> String {
+        let why = match self.exception.as_str() {
+            "java.lang.NumberFormatException" => {
+                "(a literal string): the code under test parses a constant, which no test input \
+                 reaches; look at that literal"
+            }
+            "java.lang.ArrayStoreException" => {
+                "(the arrays or values are not variables the trace names): look at the \
+                 component type of the array the call stores into"
+            }
+            _ => {
+                "(a constant index, divisor or size): the receiver's state is the cause, which \
+                 paf does not analyze; look at how the receiver got there"
+            }
+        };
         format!(
-            "{} raised in {callee} called at {} with no variable argument (a constant index, \
-             divisor or size): the receiver's state is the cause, which paf does not analyze; \
-             look at how the receiver got there",
+            "{} raised in {callee} called at {} with no variable argument {why}",
             self.exception, self.site.position
         )
     }
@@ -496,15 +531,15 @@ impl Plan {
             ));
         }
         Err(format!(
-            "{} at {} with no recorded operand: the tracer records a cast's operand and an \
-             array size only when they are a variable (a local, a static, a captured field, \
-             element or call result); look at the {} on that line",
+            "{} at {} with no recorded operand: the tracer records a cast's operand, an array \
+             size and a value stored into an array only when they are a variable (a local, a \
+             static, a captured field, element or call result); look at the {} on that line",
             self.exception,
             self.site.position,
-            if self.exception.ends_with("ClassCastException") {
-                "cast"
-            } else {
-                "array allocation's size"
+            match self.exception.as_str() {
+                "java.lang.ClassCastException" => "cast",
+                "java.lang.ArrayStoreException" => "array store",
+                _ => "array allocation's size",
             }
         ))
     }
@@ -555,7 +590,10 @@ impl fmt::Display for CrashKind {
             CrashKind::Deref => "dereferenced value",
             CrashKind::Index => "array index",
             CrashKind::Branch => "branch condition",
-            CrashKind::Operand => "operand (index, divisor, cast operand or size)",
+            CrashKind::Operand => {
+                "operand (index, divisor, cast operand, size, parsed string or stored value)"
+            }
+            CrashKind::Receiver => "receiver of the JDK call that refused it",
         })
     }
 }

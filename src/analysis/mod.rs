@@ -11,6 +11,7 @@ pub mod backtrack;
 mod crash;
 pub mod facts;
 pub mod failure;
+mod kinds;
 pub mod replay;
 
 pub use backtrack::{Origin, Step, StepKind};

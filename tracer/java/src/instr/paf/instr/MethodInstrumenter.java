@@ -797,6 +797,18 @@ final class MethodInstrumenter {
                 before.add(new VarInsnNode(vt.getOpcode(ISTORE), sv));
                 before.add(new VarInsnNode(ISTORE, sidx));
                 useTop(before, i, R.ROLE_DEREF, resolve(f.getStack(sz - 3)), true);
+                Src stored = resolve(f.getStack(sz - 1));
+                if (op == AASTORE && isVar(stored, false)) {
+                    // the stored value, when the store is about to fail: the crash variable of
+                    // an ArrayStoreException (docs/algorithm.md, "More exception kinds")
+                    before.add(new InsnNode(DUP));
+                    before.add(new VarInsnNode(ALOAD, sv));
+                    frame(before);
+                    push(before, stmt(i));
+                    int how = pushVar(before, stored, false);
+                    push(before, how);
+                    call(before, "useStore", "(Ljava/lang/Object;Ljava/lang/Object;IIIIIII)V");
+                }
                 before.add(new InsnNode(DUP));
                 call(before, "idw", "(Ljava/lang/Object;)I");
                 before.add(new VarInsnNode(ISTORE, sarr));

@@ -1043,6 +1043,16 @@ public final class R {
         }
     }
 
+    /**
+     * The value an {@code aastore} stores, recorded (role value) only when the store is about to
+     * fail with ArrayStoreException (the JVM's own check, made first): the crash variable of that
+     * exception (docs/algorithm.md), at no cost to the stores that succeed.
+     */
+    public static void useStore(Object arr, Object v, int frame, int stmt, int kind, int name, int x, int y, int how) {
+        if (v == null || arr == null || arr.getClass().getComponentType().isInstance(v)) return;
+        useRef(v, frame, stmt, ROLE_VALUE, kind, name, x, y, how);
+    }
+
     /** A use of a primitive value. */
     public static void use(int frame, int stmt, int role, int kind, int name, int x, int y, int how) {
         if (!live(frame)) return;

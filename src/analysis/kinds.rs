@@ -3,8 +3,6 @@
 //! the choice between that rule and the branch rule by where the exception was raised, and the
 //! account of a `StackOverflowError` by its repeating cycle of frames.
 
-use std::fmt::Write as _;
-
 use super::crash::{Seen, Track, role_index};
 use super::failure::{CrashKind, classify};
 use crate::trace::{ExceptionInfo, Role, StackFrame};
@@ -84,10 +82,9 @@ pub(super) fn cycle(frames: &[StackFrame]) -> Option<Vec<String>> {
             let mut cycle: Vec<String> = frames[start..start + p]
                 .iter()
                 .rev()
-                .map(|f| {
-                    let mut s = format!("{}.{} (", f.class, f.method);
-                    let _ = write!(s, "{}:{})", f.file.as_deref().unwrap_or("?"), f.line);
-                    s
+                .map(|f| match &f.file {
+                    Some(file) => format!("{}.{} ({file}:{})", f.class, f.method, f.line),
+                    None => format!("{}.{} (line {})", f.class, f.method, f.line),
                 })
                 .collect();
             // The same cycle entered at another frame reads the same.

@@ -472,12 +472,13 @@ fn application_exception_is_analyzed_by_branch() {
 fn unsupported_kinds_and_assertion_failures_are_unanalyzed() {
     check(
         BRANCH_EVENTS,
-        &fail("java.lang.NumberFormatException", 4),
-        "unanalyzed: unsupported exception kind java.lang.NumberFormatException: paf analyzes \
+        &fail("java.util.NoSuchElementException", 4),
+        "unanalyzed: unsupported exception kind java.util.NoSuchElementException: paf analyzes \
          NullPointerException, ArrayIndexOutOfBoundsException, IllegalArgumentException, \
          IllegalStateException, IndexOutOfBoundsException, StringIndexOutOfBoundsException, \
-         ClassCastException, ArithmeticException, NegativeArraySizeException and application \
-         exceptions",
+         ClassCastException, ArithmeticException, NegativeArraySizeException, \
+         NumberFormatException, ArrayStoreException, UnsupportedOperationException, \
+         ConcurrentModificationException and application exceptions",
     );
     check(
         BRANCH_EVENTS,
@@ -622,6 +623,9 @@ fn an_instruction_raising_an_operand_kind_takes_the_recorded_operand() {
         "java.lang.ArithmeticException",
         "java.lang.ClassCastException",
         "java.lang.NegativeArraySizeException",
+        // `slots[0] = d` with `d` an Integer and `slots` a String[] (the tracer records the
+        // stored value when the store is about to fail)
+        "java.lang.ArrayStoreException",
     ] {
         check(
             DIV_EVENTS,
@@ -638,6 +642,7 @@ fn an_explicit_throw_of_an_operand_kind_is_analyzed_by_its_branch() {
     for e in [
         "java.lang.IndexOutOfBoundsException",
         "java.lang.ArithmeticException",
+        "java.lang.NumberFormatException",
     ] {
         check(
             BRANCH_EVENTS,
@@ -657,9 +662,176 @@ fn a_cast_or_allocation_with_no_recorded_operand_is_unanalyzed_with_the_line() {
         BRANCH_EVENTS,
         end,
         "unanalyzed: java.lang.ClassCastException at C.java:4 with no recorded operand: the \
-         tracer records a cast's operand and an array size only when they are a variable (a \
-         local, a static, a captured field, element or call result); look at the cast on that \
-         line",
+         tracer records a cast's operand, an array size and a value stored into an array only \
+         when they are a variable (a local, a static, a captured field, element or call result); \
+         look at the cast on that line",
+    );
+}
+
+#[test]
+fn an_array_store_with_no_recorded_value_is_unanalyzed_with_the_line() {
+    // `slots[0] = new Integer(1)` (line 4): the stored value is no variable.
+    let end = r#"{"k":"end","test":"t","outcome":"fail","exception":{"type":"java.lang.ArrayStoreException","frames":[{"class":"C","method":"m","file":"C.java","line":4},{"class":"CTest","method":"t","line":1}]}}"#;
+    check(
+        BRANCH_EVENTS,
+        end,
+        "unanalyzed: java.lang.ArrayStoreException at C.java:4 with no recorded operand: the \
+         tracer records a cast's operand, an array size and a value stored into an array only \
+         when they are a variable (a local, a static, a captured field, element or call result); \
+         look at the array store on that line",
+    );
+}
+
+#[test]
+fn number_format_from_a_jdk_parse_takes_the_parsed_string() {
+    // Java 17's stack of `Integer.parseInt(i)`: NumberFormatException.forInputString,
+    // Integer.parseInt(String, int), Integer.parseInt(String), C.m.
+    let end = fail_frames(
+        "java.lang.NumberFormatException",
+        &[
+            ("java.lang.NumberFormatException", "forInputString", 67),
+            ("java.lang.Integer", "parseInt", 668),
+            ("java.lang.Integer", "parseInt", 786),
+            ("C", "m", 3),
+        ],
+    );
+    check(
+        GET_EVENTS,
+        &end,
+        "Operand crash=3 mut=C.m
+         i origin=1 t=-1 non-local: 1->3 i param",
+    );
+}
+
+#[test]
+fn number_format_of_a_literal_is_unanalyzed_with_the_call() {
+    // `Integer.parseInt("x")`: no variable argument.
+    let events = r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":2,"var":{"local":"n"},"how":"const"}
+        {"k":"exit","frame":1,"throw":"java.lang.NumberFormatException"}
+        "#;
+    let end = r#"{"k":"end","test":"t","outcome":"fail","exception":{"type":"java.lang.NumberFormatException","frames":[{"class":"java.lang.Integer","method":"parseInt","line":668},{"class":"C","method":"m","file":"C.java","line":2},{"class":"CTest","method":"t","line":1}]}}"#;
+    check(
+        events,
+        end,
+        "unanalyzed: java.lang.NumberFormatException raised in java.lang.Integer.parseInt called \
+         at C.java:2 with no variable argument (a literal string): the code under test parses a \
+         constant, which no test input reaches; look at that literal",
+    );
+}
+
+/// `C.m(x)`: `it = list.iterator()` (statement 1, a call into the JDK), then at statement 3
+/// `it.remove(x)`-like call: the receiver `it` (deref) and an argument `x`; the JDK callee
+/// throws.
+const RECEIVER_EVENTS: &str = r#"
+    {"k":"enter","frame":1,"method":"C.m"}
+    {"k":"def","frame":1,"stmt":1,"var":{"local":"it"},"how":"call","callee":"java.util.List.iterator"}
+    {"k":"def","frame":1,"stmt":2,"var":{"local":"x"},"how":"param"}
+    {"k":"branch","frame":1,"stmt":2,"uses":[{"local":"x"}]}
+    {"k":"use","frame":1,"stmt":3,"var":{"local":"it"},"role":"deref"}
+    {"k":"use","frame":1,"stmt":3,"var":{"local":"x"},"role":"arg"}
+    {"k":"exit","frame":1,"throw":"E"}
+    "#;
+
+#[test]
+fn state_exceptions_raised_in_a_jdk_call_take_its_receiver() {
+    for (e, callee) in [
+        (
+            "java.lang.UnsupportedOperationException",
+            "java.util.Collections$UnmodifiableCollection",
+        ),
+        (
+            "java.util.ConcurrentModificationException",
+            "java.util.ArrayList$Itr",
+        ),
+        ("java.lang.IllegalStateException", "java.util.ArrayList$Itr"),
+    ] {
+        let end = fail_frames(e, &[(callee, "remove", 1000), ("C", "m", 3)]);
+        // The receiver, not the argument `x` nor the branch's `x`; no fallback.
+        check(
+            RECEIVER_EVENTS,
+            &end,
+            "Receiver crash=3 mut=C.m
+             it origin=1 t=2 local: 1->3 it call java.util.List.iterator",
+        );
+    }
+}
+
+#[test]
+fn state_exceptions_thrown_by_the_code_under_test_keep_the_branch_rule() {
+    // `if (lo > hi) throw new IllegalStateException()` in C.m itself (line 4): PAF's rule.
+    for e in [
+        "java.lang.IllegalStateException",
+        "java.lang.UnsupportedOperationException",
+        "java.util.ConcurrentModificationException",
+    ] {
+        check(
+            BRANCH_EVENTS,
+            &fail(e, 4),
+            "Branch crash=3 mut=C.m
+             lo origin=1 t=-1 non-local: 1->3 lo param
+             hi origin=2 t=4 local: 2->3 hi const",
+        );
+    }
+}
+
+#[test]
+fn a_state_exception_on_an_unnamed_receiver_is_unanalyzed_with_the_call() {
+    // `this.add(x)` on a subclass of AbstractList: the receiver `this` is no variable.
+    let events = r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":2,"var":{"local":"x"},"how":"param"}
+        {"k":"use","frame":1,"stmt":3,"var":{"local":"x"},"role":"arg"}
+        {"k":"exit","frame":1,"throw":"java.lang.UnsupportedOperationException"}
+        "#;
+    let end = r#"{"k":"end","test":"t","outcome":"fail","exception":{"type":"java.lang.UnsupportedOperationException","frames":[{"class":"java.util.AbstractList","method":"add","line":153},{"class":"C","method":"m","file":"C.java","line":3},{"class":"CTest","method":"t","line":1}]}}"#;
+    check(
+        events,
+        end,
+        "unanalyzed: java.lang.UnsupportedOperationException raised in java.util.AbstractList.add \
+         called at C.java:3 on a receiver the trace does not name (`this`, or an object made on \
+         that line): paf takes the receiver of the call as the crash variable; look at how the \
+         object called there got its state",
+    );
+}
+
+/// A `StackOverflowError` stack: the agent's prologue frame (line -1), then `frames` repeated
+/// `times` times, innermost first.
+fn overflow(frames: &[(&str, &str, u32)], times: usize) -> String {
+    let mut all = vec![(frames[0].0, frames[0].1, u32::MAX)];
+    for _ in 0..times {
+        all.extend_from_slice(frames);
+    }
+    fail_frames("java.lang.StackOverflowError", &all).replace("4294967295", "-1")
+}
+
+#[test]
+fn a_stack_overflow_is_unanalyzed_naming_its_cycle() {
+    // f (line 3) calls g, g (line 7) calls f: caller first, from the smallest frame.
+    let reason = |frames: &[(&str, &str, u32)]| {
+        render(&trace(r#"{"k":"enter","frame":1,"method":"C.f"}"#, &overflow(frames, 5)))
+    };
+    let want = "unanalyzed: java.lang.StackOverflowError: unbounded recursion through the cycle \
+                C.f (line 3) -> C.g (line 7) -> C.f (line 3); paf does not analyze stack \
+                overflows (the value that keeps the recursion going cannot be told soundly from \
+                the trace: the overflow strikes at any instruction of the deepest frame); look at \
+                the condition that should end the recursion in that cycle";
+    assert_eq!(reason(&[("C", "g", 7), ("C", "f", 3)]), want);
+    // The same cycle, the overflow striking in the other method: the same reason.
+    assert_eq!(reason(&[("C", "f", 3), ("C", "g", 7)]), want);
+    // Direct recursion.
+    assert!(
+        reason(&[("C", "f", 3)])
+            .contains("the cycle C.f (line 3) -> C.f (line 3); paf does not analyze")
+    );
+    // A stack that does not repeat.
+    assert!(
+        render(&trace(
+            r#"{"k":"enter","frame":1,"method":"C.f"}"#,
+            &fail_frames("java.lang.StackOverflowError", &[("C", "f", 3), ("C", "g", 7)])
+        ))
+        .contains("StackOverflowError: no repeating cycle of frames in the recorded stack")
     );
 }
 
@@ -754,8 +926,9 @@ fn an_initializer_error_without_its_cause_is_unanalyzed() {
         "unanalyzed: unsupported exception kind java.lang.ExceptionInInitializerError: paf \
          analyzes NullPointerException, ArrayIndexOutOfBoundsException, IllegalArgumentException, \
          IllegalStateException, IndexOutOfBoundsException, StringIndexOutOfBoundsException, \
-         ClassCastException, ArithmeticException, NegativeArraySizeException and application \
-         exceptions",
+         ClassCastException, ArithmeticException, NegativeArraySizeException, \
+         NumberFormatException, ArrayStoreException, UnsupportedOperationException, \
+         ConcurrentModificationException and application exceptions",
     );
 }
 

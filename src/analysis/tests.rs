@@ -810,7 +810,10 @@ fn overflow(frames: &[(&str, &str, u32)], times: usize) -> String {
 fn a_stack_overflow_is_unanalyzed_naming_its_cycle() {
     // f (line 3) calls g, g (line 7) calls f: caller first, from the smallest frame.
     let reason = |frames: &[(&str, &str, u32)]| {
-        render(&trace(r#"{"k":"enter","frame":1,"method":"C.f"}"#, &overflow(frames, 5)))
+        render(&trace(
+            r#"{"k":"enter","frame":1,"method":"C.f"}"#,
+            &overflow(frames, 5),
+        ))
     };
     let want = "unanalyzed: java.lang.StackOverflowError: unbounded recursion through the cycle \
                 C.f (line 3) -> C.g (line 7) -> C.f (line 3); paf does not analyze stack \
@@ -829,7 +832,10 @@ fn a_stack_overflow_is_unanalyzed_naming_its_cycle() {
     assert!(
         render(&trace(
             r#"{"k":"enter","frame":1,"method":"C.f"}"#,
-            &fail_frames("java.lang.StackOverflowError", &[("C", "f", 3), ("C", "g", 7)])
+            &fail_frames(
+                "java.lang.StackOverflowError",
+                &[("C", "f", 3), ("C", "g", 7)]
+            )
         ))
         .contains("StackOverflowError: no repeating cycle of frames in the recorded stack")
     );

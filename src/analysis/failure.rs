@@ -44,6 +44,10 @@ pub enum CrashKind {
     /// the object whose state the JDK refused. Thrown by the code under test itself they are
     /// analyzed by their branch ([`super::kinds::at_site`]).
     Receiver,
+    /// `StackOverflowError` (issue 12): the variables of the last branch the innermost frame of
+    /// the stack's repeating cycle took before its recursive call, the guard that let the
+    /// recursion go on ([`super::kinds::recursion_guard`]).
+    Recursion,
 }
 
 /// The exception kinds of [`CrashKind::Operand`] that code can only raise with an explicit
@@ -79,11 +83,7 @@ pub fn classify(exception: &str) -> Result<CrashKind, String> {
         | "java.lang.NegativeArraySizeException"
         | "java.lang.NumberFormatException"
         | "java.lang.ArrayStoreException" => Ok(CrashKind::Operand),
-        "java.lang.StackOverflowError" => Err(
-            "java.lang.StackOverflowError: paf does not analyze stack overflows; look at the \
-             condition that should end the recursion"
-                .to_string(),
-        ),
+        "java.lang.StackOverflowError" => Ok(CrashKind::Recursion),
         e if ASSERTIONS.contains(&e) => Err(format!(
             "assertion failure ({e}): PAF does not analyze assertions, which check post-conditions"
         )),
@@ -97,8 +97,8 @@ pub fn classify(exception: &str) -> Result<CrashKind, String> {
                  IllegalStateException, IndexOutOfBoundsException, \
                  StringIndexOutOfBoundsException, ClassCastException, ArithmeticException, \
                  NegativeArraySizeException, NumberFormatException, ArrayStoreException, \
-                 UnsupportedOperationException, ConcurrentModificationException and \
-                 application exceptions"
+                 UnsupportedOperationException, ConcurrentModificationException, \
+                 StackOverflowError and application exceptions"
             ))
         }
         _ => Ok(CrashKind::Branch),
@@ -433,6 +433,10 @@ impl Plan {
         let empty = Track::default();
         let track = crash.track.unwrap_or(&empty);
         let (uses, fallback) = match (self.site.callee.as_deref(), self.kind) {
+            // Whatever the overflow struck in, the guard of the recursion at the site.
+            (_, CrashKind::Recursion) => {
+                (kinds::recursion_guard(track, &self.site.position)?, None)
+            }
             // The rule for these kinds, not a fallback: the index, operand, divisor or size is
             // an argument of the JDK call; none is preferred for being null.
             (Some(callee), CrashKind::Operand) => {
@@ -594,6 +598,7 @@ impl fmt::Display for CrashKind {
                 "operand (index, divisor, cast operand, size, parsed string or stored value)"
             }
             CrashKind::Receiver => "receiver of the JDK call that refused it",
+            CrashKind::Recursion => "guard of the recursion (the last branch before the call)",
         })
     }
 }

@@ -1,7 +1,7 @@
 //! Exception kinds beyond PAF's four (issue 12, docs/algorithm.md "More exception kinds"): the
 //! receiver rule for exceptions the JDK raises about the state of the object it was called on,
-//! the choice between that rule and the branch rule by where the exception was raised, and the
-//! account of a `StackOverflowError` by its repeating cycle of frames.
+//! the choice between that rule and the branch rule by where the exception was raised, and a
+//! `StackOverflowError`'s repeating cycle of frames and the guard of its recursion.
 
 use super::crash::{Seen, Track, role_index};
 use super::failure::{CrashKind, classify};
@@ -21,7 +21,7 @@ pub(super) const RECEIVER_STATE: &[&str] = &[
 /// stack, which names the cycle of a `StackOverflowError`.
 pub(super) fn classify_exception(exception: &ExceptionInfo) -> Result<CrashKind, String> {
     if exception.kind == "java.lang.StackOverflowError" {
-        return Err(overflow_reason(&exception.frames));
+        return overflow(&exception.frames);
     }
     classify(&exception.kind)
 }
@@ -55,9 +55,27 @@ pub(super) fn receiver(
     }
 }
 
-/// The repeating cycle of a stack, caller first, as `Class.method (File:line)` entries, if
-/// the stack repeats one (at least three times in a row).
-pub(super) fn cycle(frames: &[StackFrame]) -> Option<Vec<String>> {
+/// The cycle of frames a stack repeats: where its run starts (innermost) and its frames.
+pub(super) struct Cycle {
+    /// The index of the run's innermost frame: the frames before it are where the overflow
+    /// struck.
+    pub start: usize,
+    /// `Class.method (File:line)` of each frame of the cycle, caller first, starting from the
+    /// alphabetically first, so the same cycle reads the same wherever the overflow struck.
+    pub frames: Vec<String>,
+}
+
+impl Cycle {
+    /// `A -> B -> A`: the cycle, back to its first frame.
+    fn describe(&self) -> String {
+        let back = self.frames.first().cloned().unwrap_or_default();
+        format!("{} -> {back}", self.frames.join(" -> "))
+    }
+}
+
+/// The repeating cycle of a stack (innermost first), if one repeats at least three times in a
+/// row: the shortest period, up to 64 frames.
+pub(super) fn cycle(frames: &[StackFrame]) -> Option<Cycle> {
     // Two frames are the same point of the recursion when class, method and line agree.
     fn key(f: &StackFrame) -> (&str, &str, i64) {
         (&f.class, &f.method, f.line)
@@ -65,7 +83,7 @@ pub(super) fn cycle(frames: &[StackFrame]) -> Option<Vec<String>> {
     const MAX_PERIOD: usize = 64;
     let n = frames.len();
     for p in 1..=MAX_PERIOD.min(n / 3) {
-        // The longest run of frames that repeats with period p.
+        // The longest run of frames that repeats with period p, its first (innermost) wins.
         let (mut run, mut best, mut start) = (0usize, 0usize, 0usize);
         for i in 0..n - p {
             if key(&frames[i]) == key(&frames[i + p]) {
@@ -79,7 +97,7 @@ pub(super) fn cycle(frames: &[StackFrame]) -> Option<Vec<String>> {
             }
         }
         if best >= 2 * p {
-            let mut cycle: Vec<String> = frames[start..start + p]
+            let mut names: Vec<String> = frames[start..start + p]
                 .iter()
                 .rev()
                 .map(|f| match &f.file {
@@ -87,31 +105,61 @@ pub(super) fn cycle(frames: &[StackFrame]) -> Option<Vec<String>> {
                     None => format!("{}.{} (line {})", f.class, f.method, f.line),
                 })
                 .collect();
-            // The same cycle entered at another frame reads the same.
-            let first = (0..p).min_by_key(|&i| &cycle[i]).unwrap_or(0);
-            cycle.rotate_left(first);
-            return Some(cycle);
+            let first = (0..p).min_by_key(|&i| &names[i]).unwrap_or(0);
+            names.rotate_left(first);
+            return Some(Cycle {
+                start,
+                frames: names,
+            });
         }
     }
     None
 }
 
-/// Why a `StackOverflowError` is unanalyzed, naming the cycle of frames that repeats.
-fn overflow_reason(frames: &[StackFrame]) -> String {
-    let cycle = match cycle(frames) {
-        Some(c) => {
-            let back = c.first().cloned().unwrap_or_default();
-            format!(
-                "unbounded recursion through the cycle {} -> {back}",
-                c.join(" -> ")
-            )
-        }
-        None => "no repeating cycle of frames in the recorded stack".to_string(),
+/// Whether a frame is the JDK's (a call the code under test made, where the overflow struck).
+fn jdk(class: &str) -> bool {
+    ["java.", "javax.", "jdk.", "sun.", "com.sun."]
+        .iter()
+        .any(|p| class.starts_with(p))
+}
+
+/// A `StackOverflowError` is analyzed at the innermost frame of its cycle (the site, since
+/// the frames inside it are the agent's prologue, line -1, or the JDK's); why not, else.
+fn overflow(frames: &[StackFrame]) -> Result<CrashKind, String> {
+    const WHAT: &str = "look at the condition that should end the recursion in that cycle";
+    let Some(cycle) = cycle(frames) else {
+        return Err(format!(
+            "java.lang.StackOverflowError with no repeating cycle of frames in the recorded \
+             stack; {WHAT}"
+        ));
     };
-    format!(
-        "java.lang.StackOverflowError: {cycle}; paf does not analyze stack overflows (the value \
-         that keeps the recursion going cannot be told soundly from the trace: the overflow \
-         strikes at any instruction of the deepest frame); look at the condition that should \
-         end the recursion in that cycle"
-    )
+    if let Some(f) = frames[..cycle.start]
+        .iter()
+        .find(|f| f.line >= 0 && !jdk(&f.class))
+    {
+        return Err(format!(
+            "java.lang.StackOverflowError: unbounded recursion through the cycle {}; the \
+             overflow struck in {}.{} (line {}), outside the cycle's recursive calls, so the \
+             innermost frame's last branch need not be the recursion's guard; {WHAT}",
+            cycle.describe(),
+            f.class,
+            f.method,
+            f.line
+        ));
+    }
+    Ok(CrashKind::Recursion)
+}
+
+/// The guard of the recursion: the variables of the last branch the innermost frame of the
+/// cycle took before its recursive call (the site is that call's line).
+pub(super) fn recursion_guard(track: &Track, position: &str) -> Result<Vec<Seen>, String> {
+    match &track.branch {
+        Some((_, uses)) if !uses.is_empty() => Ok(uses.to_vec()),
+        _ => Err(format!(
+            "java.lang.StackOverflowError: the recursive call at {position} is not under a \
+             branch of its frame whose variables the trace names (the recursion is \
+             unconditional, or its guard is in another method of the cycle); look at the \
+             condition that should end the recursion"
+        )),
+    }
 }

@@ -478,7 +478,7 @@ fn unsupported_kinds_and_assertion_failures_are_unanalyzed() {
          IllegalStateException, IndexOutOfBoundsException, StringIndexOutOfBoundsException, \
          ClassCastException, ArithmeticException, NegativeArraySizeException, \
          NumberFormatException, ArrayStoreException, UnsupportedOperationException, \
-         ConcurrentModificationException and application exceptions",
+         ConcurrentModificationException, StackOverflowError and application exceptions",
     );
     check(
         BRANCH_EVENTS,
@@ -796,49 +796,134 @@ fn a_state_exception_on_an_unnamed_receiver_is_unanalyzed_with_the_call() {
     );
 }
 
-/// A `StackOverflowError` stack: the agent's prologue frame (line -1), then `frames` repeated
-/// `times` times, innermost first.
-fn overflow(frames: &[(&str, &str, u32)], times: usize) -> String {
-    let mut all = vec![(frames[0].0, frames[0].1, u32::MAX)];
+/// A `StackOverflowError` stack: `inner` (where the overflow struck, innermost first), then
+/// `cycle` repeated `times` times, innermost first.
+fn overflow(inner: &[(&str, &str, i64)], cycle: &[(&str, &str, i64)], times: usize) -> String {
+    let mut all: Vec<(&str, &str, i64)> = inner.to_vec();
     for _ in 0..times {
-        all.extend_from_slice(frames);
+        all.extend_from_slice(cycle);
     }
-    fail_frames("java.lang.StackOverflowError", &all).replace("4294967295", "-1")
+    let frames: Vec<String> = all
+        .iter()
+        .map(|(c, m, l)| format!(r#"{{"class":"{c}","method":"{m}","line":{l}}}"#))
+        .collect();
+    format!(
+        r#"{{"k":"end","test":"t","outcome":"fail","exception":{{"type":"java.lang.StackOverflowError","frames":[{}]}}}}"#,
+        frames.join(",")
+    )
+}
+
+/// `C.f(n)`: `if (n != 0)` (statement 2) then `f(n)` (statement 3), twice, the second call
+/// overflowing in the agent's prologue of the third.
+const RECURSION_EVENTS: &str = r#"
+    {"k":"enter","frame":1,"method":"C.m"}
+    {"k":"def","frame":1,"stmt":1,"var":{"local":"n"},"how":"param"}
+    {"k":"branch","frame":1,"stmt":2,"uses":[{"local":"n"}]}
+    {"k":"use","frame":1,"stmt":3,"var":{"local":"n"},"role":"arg"}
+    {"k":"enter","frame":2,"method":"C.m","caller":1,"site":3}
+    {"k":"def","frame":2,"stmt":1,"var":{"local":"n"},"from":{"local":"n","frame":1}}
+    {"k":"branch","frame":2,"stmt":2,"uses":[{"local":"n"}]}
+    {"k":"use","frame":2,"stmt":3,"var":{"local":"n"},"role":"arg"}
+    {"k":"exit","frame":2,"throw":"java.lang.StackOverflowError"}
+    {"k":"exit","frame":1,"throw":"java.lang.StackOverflowError"}
+    "#;
+
+#[test]
+fn a_stack_overflow_takes_the_guard_of_its_recursion() {
+    // The guard `n != 0` of the innermost frame of the cycle (frame 2, the latest at line 3):
+    // its `n` is a copy of frame 1's, a parameter from the test body.
+    let want = "Recursion crash=2 mut=C.m
+                n origin=1 t=-1 non-local: 1->1 n param; 1->2 n copy n";
+    // Struck in the agent's prologue of the next call (line -1), or in a JDK call the deepest
+    // frame made on the recursive call's line: the same analysis.
+    for inner in [
+        &[("C", "m", -1)][..],
+        &[
+            ("java.lang.StringBuilder", "append", 100),
+            ("java.lang.AbstractStringBuilder", "append", 200),
+        ][..],
+    ] {
+        check(
+            RECURSION_EVENTS,
+            &overflow(inner, &[("C", "m", 3)], 5),
+            want,
+        );
+    }
 }
 
 #[test]
-fn a_stack_overflow_is_unanalyzed_naming_its_cycle() {
-    // f (line 3) calls g, g (line 7) calls f: caller first, from the smallest frame.
-    let reason = |frames: &[(&str, &str, u32)]| {
-        render(&trace(
-            r#"{"k":"enter","frame":1,"method":"C.f"}"#,
-            &overflow(frames, 5),
-        ))
+fn a_stack_overflow_struck_outside_its_cycle_is_unanalyzed_naming_both() {
+    // The deepest f called h at line 5 (not the recursive call's line 3), and h overflowed.
+    check(
+        RECURSION_EVENTS,
+        &overflow(&[("C", "h", 9), ("C", "m", 5)], &[("C", "m", 3)], 5),
+        "unanalyzed: java.lang.StackOverflowError: unbounded recursion through the cycle C.m \
+         (line 3) -> C.m (line 3); the overflow struck in C.h (line 9), outside the cycle's \
+         recursive calls, so the innermost frame's last branch need not be the recursion's \
+         guard; look at the condition that should end the recursion in that cycle",
+    );
+}
+
+#[test]
+fn an_unconditional_recursion_is_unanalyzed_with_the_call() {
+    let events = r#"
+        {"k":"enter","frame":1,"method":"C.m"}
+        {"k":"def","frame":1,"stmt":1,"var":{"local":"n"},"how":"param"}
+        {"k":"use","frame":1,"stmt":3,"var":{"local":"n"},"role":"arg"}
+        {"k":"exit","frame":1,"throw":"java.lang.StackOverflowError"}
+        "#;
+    let end = overflow(&[("C", "m", -1)], &[("C", "m", 3)], 5)
+        .replace(r#""line":3"#, r#""file":"C.java","line":3"#);
+    check(
+        events,
+        &end,
+        "unanalyzed: java.lang.StackOverflowError: the recursive call at C.java:3 is not under \
+         a branch of its frame whose variables the trace names (the recursion is \
+         unconditional, or its guard is in another method of the cycle); look at the condition \
+         that should end the recursion",
+    );
+    // No cycle at all.
+    check(
+        events,
+        &overflow(&[("C", "m", 3), ("C", "g", 7)], &[], 0),
+        "unanalyzed: java.lang.StackOverflowError with no repeating cycle of frames in the \
+         recorded stack; look at the condition that should end the recursion in that cycle",
+    );
+}
+
+#[test]
+fn a_cycle_reads_the_same_wherever_the_overflow_struck() {
+    let frames = |spec: &[(&str, &str, i64)], times: usize| -> Vec<crate::trace::StackFrame> {
+        let mut all = vec![crate::trace::StackFrame {
+            class: "C".into(),
+            method: spec[0].1.into(),
+            file: None,
+            line: -1,
+        }];
+        for _ in 0..times {
+            all.extend(spec.iter().map(|(c, m, l)| crate::trace::StackFrame {
+                class: (*c).into(),
+                method: (*m).into(),
+                file: Some("C.java".into()),
+                line: *l,
+            }));
+        }
+        all
     };
-    let want = "unanalyzed: java.lang.StackOverflowError: unbounded recursion through the cycle \
-                C.f (line 3) -> C.g (line 7) -> C.f (line 3); paf does not analyze stack \
-                overflows (the value that keeps the recursion going cannot be told soundly from \
-                the trace: the overflow strikes at any instruction of the deepest frame); look at \
-                the condition that should end the recursion in that cycle";
-    assert_eq!(reason(&[("C", "g", 7), ("C", "f", 3)]), want);
-    // The same cycle, the overflow striking in the other method: the same reason.
-    assert_eq!(reason(&[("C", "f", 3), ("C", "g", 7)]), want);
-    // Direct recursion.
-    assert!(
-        reason(&[("C", "f", 3)])
-            .contains("the cycle C.f (line 3) -> C.f (line 3); paf does not analyze")
-    );
-    // A stack that does not repeat.
-    assert!(
-        render(&trace(
-            r#"{"k":"enter","frame":1,"method":"C.f"}"#,
-            &fail_frames(
-                "java.lang.StackOverflowError",
-                &[("C", "f", 3), ("C", "g", 7)]
-            )
-        ))
-        .contains("StackOverflowError: no repeating cycle of frames in the recorded stack")
-    );
+    // f (line 3) calls g, g (line 7) calls f: caller first, from the alphabetically first.
+    let want = ["C.f (C.java:3)", "C.g (C.java:7)"];
+    for spec in [
+        &[("C", "g", 7), ("C", "f", 3)][..],
+        &[("C", "f", 3), ("C", "g", 7)][..],
+    ] {
+        let c = super::kinds::cycle(&frames(spec, 4)).expect("a cycle");
+        assert_eq!(
+            (c.start, c.frames.clone()),
+            (1, want.map(String::from).to_vec())
+        );
+    }
+    // Two repetitions are not enough.
+    assert!(super::kinds::cycle(&frames(&[("C", "g", 7), ("C", "f", 3)], 2)).is_none());
 }
 
 // ---- the method under test ----
@@ -934,7 +1019,7 @@ fn an_initializer_error_without_its_cause_is_unanalyzed() {
          IllegalStateException, IndexOutOfBoundsException, StringIndexOutOfBoundsException, \
          ClassCastException, ArithmeticException, NegativeArraySizeException, \
          NumberFormatException, ArrayStoreException, UnsupportedOperationException, \
-         ConcurrentModificationException and application exceptions",
+         ConcurrentModificationException, StackOverflowError and application exceptions",
     );
 }
 

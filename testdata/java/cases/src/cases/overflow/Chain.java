@@ -5,14 +5,14 @@ import java.util.List;
 
 /** A recursive structure (StackOverflowError) and a memory hog (OutOfMemoryError): defects 5 and 6. */
 public class Chain {
-    private Chain next;
+    private Chain next; // @next-decl
 
     public void link(Chain n) {
-        next = n;
+        next = n; // @link
     }
 
     public int depth() {
-        return next == null ? 1 : 1 + next.depth();
+        return next == null ? 1 : 1 + next.depth(); // @depth
     }
 
     public static int hog() {

@@ -475,7 +475,7 @@ fn html_report_is_self_contained() {
         assert!(!page.contains(needle), "the page loads {needle}");
     }
     assert!(page.starts_with("<!DOCTYPE html>"));
-    assert_eq!(page.matches("<details class=\"fs\"").count(), 19);
+    assert_eq!(page.matches("<details class=\"fs\"").count(), 20);
     assert!(page.contains("<pre class=\"code\">"), "source lines shown");
     assert!(
         page.contains("data:image/svg+xml"),

@@ -487,6 +487,107 @@ def jdk_index():
     b.write()
 
 
+UOE = "java.lang.UnsupportedOperationException"
+SOE = "java.lang.StackOverflowError"
+
+
+def jdk_state():
+    """Shelf (docs/algorithm.md, "More exception kinds": the receiver and recursion rules):
+
+        1 class Shelf {
+        2   List<String> shown;
+        3   Shelf next;
+        4   List<String> names = new ArrayList<>();
+        5   void freeze() {
+        6     shown = Collections.unmodifiableList(names); }
+        7   void thaw() {
+        8     shown = new ArrayList<>(); }
+        9   void show(String n) {
+       10     List<String> l = shown;
+       11     l.add(n); }              // UnmodifiableCollection.add throws UnsupportedOperationException
+       12   void link(Shelf s) {
+       13     next = s; }
+       14   int depth() {
+       15     return next == null ? 1 : 1 + next.depth(); }   // a cycle: StackOverflowError
+    """
+    b = Bundle("jdk-state", "Shelf: UnsupportedOperationException on a read-only view and a StackOverflowError (receiver and recursion kinds)")
+    S, SF = "demo.Shelf", "Shelf.java"
+    b.stmt(2, S, None, SF, 2)
+    b.stmt(3, S, None, SF, 3)
+    for line, m in [(6, "freeze"), (8, "thaw"), (10, "show"), (11, "show"), (13, "link"), (15, "depth")]:
+        b.stmt(line, S, m, SF, line)
+    fields = [("demo.Shelf.shown", 2), ("demo.Shelf.next", 3)]
+
+    def new_shelf(t, obj):
+        c = t.enter("demo.Shelf.<init>", this=obj)
+        t.alloc(obj, S, c, fields)
+        t.exit(c)
+
+    def show(t, fails):
+        m = t.enter("demo.Shelf.show", this=1)
+        t.param(m, 10, "n")
+        t.d(m, 10, L("l"), frm=F("demo.Shelf.shown", 1))
+        t.u(m, 11, L("l"), role="deref")
+        t.u(m, 11, L("n"), role="arg")
+        if fails:
+            t.exit(m, UOE)
+        else:
+            t.exit(m)
+
+    def link(t, obj, to):
+        m = t.enter("demo.Shelf.link", this=obj)
+        t.param(m, 13, "s")
+        t.d(m, 13, F("demo.Shelf.next", obj), frm=L("s"))
+        t.exit(m)
+
+    def depth(t, obj, caller=None):
+        m = t.enter("demo.Shelf.depth", this=obj, caller=caller)
+        t.br(m, 15, F("demo.Shelf.next", obj))
+        return m
+
+    # fShow: s.freeze(); s.show("x"): the view refuses add.
+    t = b.test("ShelfTest.fShow")
+    new_shelf(t, 1)
+    m = t.enter("demo.Shelf.freeze", this=1)
+    t.d(m, 6, F("demo.Shelf.shown", 1), how="call", callee="java.util.Collections.unmodifiableList")
+    t.exit(m)
+    show(t, True)
+    t.end("fail", UOE, [("java.util.Collections$UnmodifiableCollection", "add", "Collections.java", 1067),
+                        (S, "show", SF, 11), ("ShelfTest", "fShow", "ShelfTest.java", 9)])
+
+    # fDepth: s.link(s); s.depth(): the second depth() overflows in the agent's prologue of the
+    # third; the JVM's stack holds no test frame.
+    t = b.test("ShelfTest.fDepth")
+    new_shelf(t, 1)
+    link(t, 1, 1)
+    outer = depth(t, 1)
+    t.u(outer, 15, F("demo.Shelf.next", 1), role="deref")
+    inner = depth(t, 1, caller=outer)
+    t.u(inner, 15, F("demo.Shelf.next", 1), role="deref")
+    t.exit(inner, SOE)
+    t.exit(outer, SOE)
+    t.end("fail", SOE, [(S, "depth", SF, -1)] + [(S, "depth", SF, 15)] * 6)
+
+    # pBoth: s.thaw(); s.show("c"); a.link(b); a.depth() (b.next is null).
+    t = b.test("ShelfTest.pBoth")
+    new_shelf(t, 1)
+    m = t.enter("demo.Shelf.thaw", this=1)
+    t.d(m, 8, F("demo.Shelf.shown", 1), how="new")
+    t.exit(m)
+    show(t, False)
+    new_shelf(t, 2)
+    link(t, 1, 2)
+    outer = depth(t, 1)
+    t.u(outer, 15, F("demo.Shelf.next", 1), role="deref")
+    inner = depth(t, 2, caller=outer)
+    t.d(inner, 15, R(inner), how="const")
+    t.exit(inner)
+    t.d(outer, 15, R(outer), how="arith")
+    t.exit(outer)
+    t.end()
+    b.write()
+
+
 if __name__ == "__main__":
     iae_two_variables()
     array_index()
@@ -494,3 +595,4 @@ if __name__ == "__main__":
     uninstrumented_origin()
     two_crash_statements()
     jdk_index()
+    jdk_state()

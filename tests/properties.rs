@@ -265,6 +265,7 @@ fn events_of(ops: &[(u8, u8, u8, u8)], names: &mut Names) -> Vec<Event> {
                     this: (y % 2 == 0).then_some(1 + u64::from(y % 3)),
                     values: None,
                     test_line: None,
+                    callback: false,
                 }
             }
             (1, Some(frame)) => {

@@ -86,14 +86,16 @@ impl BodyPlan {
         } else {
             let mut kept: Vec<&LineCalls> = body.kept.iter().collect();
             kept.sort_by_key(|k| k.line);
-            kept.iter().flat_map(|k| k.calls.iter().cloned()).collect()
+            kept.iter()
+                .flat_map(|k| k.checked().iter().cloned())
+                .collect()
         };
         let calls: &[Returned] = match lines.line {
             _ if !read.is_empty() => &read,
             // Without the tracer's test lines the calls cannot be told apart by line: the
             // latest one alone.
-            None => lines.calls.last().map_or(&[], std::slice::from_ref),
-            Some(_) => &lines.calls,
+            None => lines.checked().last().map_or(&[], std::slice::from_ref),
+            Some(_) => lines.checked(),
         };
         let Some(first) = calls.first() else {
             return Err(format!(

@@ -88,6 +88,8 @@ pub(super) struct TopCall {
     pub values: Option<Box<EntryValues>>,
     /// The test method's line that made the call, when the tracer recorded it.
     pub line: Option<u32>,
+    /// Made by uninstrumented code the line called, not by the line itself.
+    pub callback: bool,
     /// Followed only for a failure raised in the test body ([`Tracker::body`]).
     pub body: Option<Box<BodyTrack>>,
 }
@@ -131,13 +133,19 @@ pub(super) struct BodyCalls {
     pub latest: LineCalls,
     /// The latest visit of each line of `read` that made a call returning a value.
     pub kept: Vec<LineCalls>,
+    /// Whether a call with a line was seen (the tracer records lines).
+    lined: bool,
 }
 
 /// The calls from the test body that returned a value of one visit of one line.
 #[derive(Clone, Debug, Default)]
 pub(super) struct LineCalls {
     pub line: Option<u32>,
+    /// The calls the line made itself (directly, or through JUnit's assertions).
     pub calls: Vec<Returned>,
+    /// The calls uninstrumented code the line called made back into the code under test
+    /// (`AbstractMap.equals` calling `entrySet`): the checked calls when the line made none.
+    pub callbacks: Vec<Returned>,
     /// Calls of the line beyond [`LINE_CALLS_KEPT`], not kept.
     pub dropped: usize,
 }
@@ -229,6 +237,7 @@ impl Tracker {
                 caller: None,
                 values,
                 test_line,
+                callback,
                 ..
             } => {
                 let values = if self.values { values.clone() } else { None };
@@ -239,6 +248,7 @@ impl Tracker {
                         enter: at,
                         values,
                         line: *test_line,
+                        callback: *callback,
                         body: self.body.is_some().then(Box::default),
                     },
                 );
@@ -257,6 +267,7 @@ impl Tracker {
                 {
                     body.returned(
                         call.line,
+                        call.callback,
                         Returned {
                             method: call.method,
                             enter: call.enter,
@@ -390,18 +401,43 @@ impl Tracker {
     }
 }
 
+impl LineCalls {
+    /// The checked calls of the line: the calls it made itself, else (a line whose only code
+    /// under test ran inside a JDK method, as `list.equals(safeList)` iterating `safeList`) the
+    /// callbacks.
+    pub fn checked(&self) -> &[Returned] {
+        if self.calls.is_empty() {
+            &self.callbacks
+        } else {
+            &self.calls
+        }
+    }
+}
+
 impl BodyCalls {
-    /// A call from the test body made at `line` returned a value.
-    fn returned(&mut self, line: Option<u32>, call: Returned) {
+    /// A call from the test body made at `line` (a `callback` from uninstrumented code the line
+    /// called) returned a value. Once the tracer has given lines, a call without one was not
+    /// made while the test method ran (another thread, a lifecycle method): skipped.
+    fn returned(&mut self, line: Option<u32>, callback: bool, call: Returned) {
+        if line.is_some() {
+            self.lined = true;
+        } else if self.lined {
+            return;
+        }
         let lines = &mut self.latest;
-        if lines.line != line || lines.calls.is_empty() {
+        if lines.line != line || lines.calls.is_empty() && lines.callbacks.is_empty() {
             *lines = LineCalls {
                 line,
                 ..LineCalls::default()
             };
         }
-        if lines.calls.len() < LINE_CALLS_KEPT {
-            lines.calls.push(call);
+        let list = if callback {
+            &mut lines.callbacks
+        } else {
+            &mut lines.calls
+        };
+        if list.len() < LINE_CALLS_KEPT {
+            list.push(call);
         } else {
             lines.dropped += 1;
         }

@@ -946,3 +946,46 @@ fn a_regression_assertion_is_analyzed_at_the_line_that_stored_the_value_it_reads
         ",
     );
 }
+
+#[test]
+fn callbacks_of_a_jdk_method_are_checked_only_when_the_line_calls_no_code_under_test() {
+    // Line 4: `m.equals(n) ? m.hashCode() == n.hashCode() : true` where equals is the JDK's
+    // (`AbstractMap.equals`), which calls back `entrySet()` (`callback`); hashCode is a direct
+    // call: the checked call. A call with no line (another thread) is skipped.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.entrySet","this":1,"test_line":4,"callback":true}
+        {"k":"def","frame":1,"stmt":70,"var":{"ret":1},"how":"new"}
+        {"k":"exit","frame":1}
+        {"k":"enter","frame":2,"method":"C.hashCode","this":1,"test_line":4}
+        {"k":"def","frame":2,"stmt":71,"var":{"ret":2},"how":"const"}
+        {"k":"exit","frame":2}
+        {"k":"enter","frame":3,"method":"C.entrySet","this":1}
+        {"k":"def","frame":3,"stmt":70,"var":{"ret":3},"how":"new"}
+        {"k":"exit","frame":3}
+        "#,
+        &fail_in_body("java.lang.AssertionError", "", ASSERT, 4),
+        "
+        Returned crash=71 mut=C.hashCode
+        C.hashCode() origin=71 t=8 local: 71->71 C.hashCode() const
+        ",
+    );
+    // `list.equals(c) == c.equals(list)` with both equals the JDK's: the callbacks are checked.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.size","this":1,"test_line":4,"callback":true}
+        {"k":"def","frame":1,"stmt":72,"var":{"ret":1},"how":"const"}
+        {"k":"exit","frame":1}
+        "#,
+        &fail_in_body(
+            "java.lang.AssertionError",
+            "Contract failed: equals-symmetric on a and c.",
+            ASSERT,
+            4,
+        ),
+        "
+        Returned crash=72 mut=C.size contract=equals-symmetric
+        C.size() origin=72 t=2 local: 72->72 C.size() const
+        ",
+    );
+}

@@ -563,6 +563,7 @@ impl<I: Intern> Converter<'_, '_, I> {
             this: r.this,
             values: r.values.clone().map(Box::new),
             test_line,
+            callback: r.callback.unwrap_or(false),
         })
     }
 

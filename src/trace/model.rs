@@ -282,6 +282,9 @@ pub enum Event {
         values: Option<Box<EntryValues>>,
         /// A call from the test body: the test method's line that made it, when recorded.
         test_line: Option<u32>,
+        /// With `test_line`: made by uninstrumented code the line called (`AbstractMap.equals`
+        /// calling back `entrySet`), not by the line itself.
+        callback: bool,
     },
     Exit {
         frame: FrameId,

@@ -687,16 +687,35 @@ public final class R {
         return enter(mid, self, null);
     }
 
-    /** Finds the test method's frame on a stack walk: its line, or -1. */
-    private static final java.util.function.Function<java.util.stream.Stream<StackWalker.StackFrame>, Integer> TEST_LINE =
-            s -> s.filter(f -> f.getMethodName().equals(testMth) && f.getClassName().equals(testCls))
-                    .findFirst().map(StackWalker.StackFrame::getLineNumber).orElse(-1);
+    /**
+     * On a stack walk from the runtime: the line of the test method below the method being
+     * entered, times 2, plus 1 when the call is a callback (its caller is neither the test method
+     * nor JUnit's assertions, which call equals for assertEquals, but other uninstrumented code:
+     * AbstractMap.equals calling entrySet); -1 without the test method (a lifecycle method).
+     */
+    private static final java.util.function.Function<java.util.stream.Stream<StackWalker.StackFrame>, Integer> TEST_LINE = s -> {
+        java.util.Iterator<StackWalker.StackFrame> it = s.iterator();
+        boolean callee = false, callback = false;
+        while (it.hasNext()) {
+            StackWalker.StackFrame f = it.next();
+            String c = f.getClassName();
+            if (c.startsWith("paf.rt.")) continue;
+            if (!callee) { // the instrumented method being entered
+                callee = true;
+                continue;
+            }
+            if (c.equals(testCls) && f.getMethodName().equals(testMth))
+                return f.getLineNumber() < 0 ? -1 : 2 * f.getLineNumber() + (callback ? 1 : 0);
+            if (!(c.startsWith("org.junit.") || c.startsWith("junit.framework."))) callback = true;
+        }
+        return -1;
+    };
 
     /**
      * The line of the test method that made the call being entered (a call from the test body,
-     * directly or through uninstrumented code such as JUnit's assertEquals): what the analysis of
-     * a failure raised in the test body matches the exception's line against. -1 when the test
-     * method is not on the stack (a lifecycle method) or has no line table.
+     * directly or through JUnit's assertions): what the analysis of a failure raised in the test
+     * body matches the exception's line against. -1 when the test method is not its caller (a
+     * lifecycle method, a JDK callback) or has no line table.
      */
     private static int testLine() {
         if (testCls == null || testMth == null) return -1;
@@ -766,7 +785,10 @@ public final class R {
                 if (thisId != 0) o.a(",\"this\":").num(thisId);
                 if (caller == null && !clinit) {
                     int line = testLine();
-                    if (line >= 0) o.a(",\"test_line\":").num(line);
+                    if (line >= 0) {
+                        o.a(",\"test_line\":").num(line / 2);
+                        if ((line & 1) != 0) o.a(",\"callback\":true");
+                    }
                 }
                 if (values != null && caller == null) o.a(",\"values\":").a(values);
                 o.b('}');

@@ -35,6 +35,7 @@ fn build(spec: &[(bool, Option<(u32, u32)>)]) -> (Vec<FlowSet>, Vec<Score>) {
                 FlowSet {
                     key: FlowKey {
                         crash_stmt: StmtIx(i as u32),
+                        contract: None,
                         vars: Vec::new(),
                     },
                     members: vec![i],
@@ -141,6 +142,7 @@ fn failures() -> impl Strategy<Value = Vec<Failure>> {
                 vars: vars
                     .into_iter()
                     .map(|(var, origin, local)| CrashVar {
+                        at: StmtIx(crash),
                         var: VarName::Named(Sym(var)),
                         origin: if origin == 0 {
                             Origin::Untraced
@@ -154,6 +156,7 @@ fn failures() -> impl Strategy<Value = Vec<Failure>> {
                     .collect(),
                 fallback: None,
                 events,
+                contract: None,
             })
             .collect()
     })
@@ -261,6 +264,8 @@ fn events_of(ops: &[(u8, u8, u8, u8)], names: &mut Names) -> Vec<Event> {
                     caller,
                     this: (y % 2 == 0).then_some(1 + u64::from(y % 3)),
                     values: None,
+                    test_line: None,
+                    callback: false,
                 }
             }
             (1, Some(frame)) => {

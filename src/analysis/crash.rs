@@ -9,7 +9,7 @@ use std::rc::Rc;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::backtrack::DefNode;
-use super::replay::{NewDef, Recorder, UseAt};
+use super::replay::{DefHow, NewDef, Recorder, UseAt};
 use crate::trace::symbols::Names;
 use crate::trace::{Dua, EntryValues, Event, FrameId, Role, StmtIx, Sym, VarName};
 
@@ -86,6 +86,68 @@ pub(super) struct TopCall {
     pub method: Sym,
     pub enter: u32,
     pub values: Option<Box<EntryValues>>,
+    /// The test method's line that made the call, when the tracer recorded it.
+    pub line: Option<u32>,
+    /// Made by uninstrumented code the line called, not by the line itself.
+    pub callback: bool,
+    /// Followed only for a failure raised in the test body ([`Tracker::body`]).
+    pub body: Option<Box<BodyTrack>>,
+}
+
+/// What a failure raised in the test body needs of one call from the test body: the
+/// definition of its return value and, for each value the frame made itself (not a copy), the
+/// variables that made it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct BodyTrack {
+    pub ret: Option<Rc<DefNode>>,
+    /// (statement of a made definition, its operands), the latest [`MADE_KEPT`] statements.
+    pub made: Vec<(StmtIx, Rc<Vec<Seen>>)>,
+    /// The frame's uses since its latest definition or branch.
+    recent: Vec<Seen>,
+    /// The uses of the frame's latest branch, and that branch's event.
+    branch: Option<(u32, Rc<Vec<Seen>>)>,
+}
+
+/// How many made definitions of one call from the test body are kept with their operands.
+const MADE_KEPT: usize = 16;
+/// How many uses one operand list keeps (a long expression keeps its last ones).
+const OPERANDS_KEPT: usize = 16;
+/// How many calls of one line of the test body are kept as that line's checked calls.
+pub(super) const LINE_CALLS_KEPT: usize = 32;
+
+/// A call from the test body that returned a value normally, with the line that made it.
+#[derive(Clone, Debug)]
+pub(super) struct Returned {
+    pub method: Sym,
+    pub enter: u32,
+    pub ret: Rc<DefNode>,
+    pub made: Vec<(StmtIx, Rc<Vec<Seen>>)>,
+}
+
+/// The calls from the test body that returned a value, of the latest line that made one and of
+/// the lines the failing line reads its values from.
+#[derive(Clone, Debug, Default)]
+pub(super) struct BodyCalls {
+    /// The lines the failing line reads from (the exception's `read_lines`).
+    pub read: Vec<u32>,
+    pub latest: LineCalls,
+    /// The latest visit of each line of `read` that made a call returning a value.
+    pub kept: Vec<LineCalls>,
+    /// Whether a call with a line was seen (the tracer records lines).
+    lined: bool,
+}
+
+/// The calls from the test body that returned a value of one visit of one line.
+#[derive(Clone, Debug, Default)]
+pub(super) struct LineCalls {
+    pub line: Option<u32>,
+    /// The calls the line made itself (directly, or through JUnit's assertions).
+    pub calls: Vec<Returned>,
+    /// The calls uninstrumented code the line called made back into the code under test
+    /// (`AbstractMap.equals` calling `entrySet`): the checked calls when the line made none.
+    pub callbacks: Vec<Returned>,
+    /// Calls of the line beyond [`LINE_CALLS_KEPT`], not kept.
+    pub dropped: usize,
 }
 
 /// Where the crash can be, known before the events: the site's statements and the name of
@@ -111,6 +173,9 @@ pub(super) struct Tracker {
     /// Calls from the test body still open, and the latest one that threw.
     pub top_open: FxHashMap<FrameId, TopCall>,
     pub top_threw: Option<TopCall>,
+    /// A failure raised in the test body: the returned calls of the latest line that made one
+    /// (`None` when the failure is not one).
+    pub body: Option<BodyCalls>,
 }
 
 impl Tracker {
@@ -126,7 +191,18 @@ impl Tracker {
             fallback: None,
             top_open: FxHashMap::default(),
             top_threw: None,
+            body: None,
         }
+    }
+
+    /// Follows the calls from the test body for a failure raised in the test body that reads
+    /// values stored by the lines `read`.
+    pub fn follow_body(mut self, read: Vec<u32>) -> Tracker {
+        self.body = Some(BodyCalls {
+            read,
+            ..BodyCalls::default()
+        });
+        self
     }
 
     /// The method under test's call: the latest call from the test body that did not return
@@ -160,6 +236,8 @@ impl Tracker {
                 method,
                 caller: None,
                 values,
+                test_line,
+                callback,
                 ..
             } => {
                 let values = if self.values { values.clone() } else { None };
@@ -169,15 +247,34 @@ impl Tracker {
                         method: *method,
                         enter: at,
                         values,
+                        line: *test_line,
+                        callback: *callback,
+                        body: self.body.is_some().then(Box::default),
                     },
                 );
             }
             Event::Exit { frame, threw } => {
-                if let Some(call) = self.top_open.remove(frame)
-                    && threw.is_some()
-                    && self.top_threw.as_ref().is_none_or(|t| t.enter < call.enter)
+                let Some(mut call) = self.top_open.remove(frame) else {
+                    return;
+                };
+                if threw.is_some() {
+                    if self.top_threw.as_ref().is_none_or(|t| t.enter < call.enter) {
+                        call.body = None;
+                        self.top_threw = Some(call);
+                    }
+                } else if let (Some(body), Some(track)) = (&mut self.body, call.body.take())
+                    && let Some(ret) = track.ret
                 {
-                    self.top_threw = Some(call);
+                    body.returned(
+                        call.line,
+                        call.callback,
+                        Returned {
+                            method: call.method,
+                            enter: call.enter,
+                            ret,
+                            made: track.made,
+                        },
+                    );
                 }
             }
             _ => {}
@@ -304,6 +401,103 @@ impl Tracker {
     }
 }
 
+impl LineCalls {
+    /// The checked calls of the line: the calls it made itself, else (a line whose only code
+    /// under test ran inside a JDK method, as `list.equals(safeList)` iterating `safeList`) the
+    /// callbacks.
+    pub fn checked(&self) -> &[Returned] {
+        if self.calls.is_empty() {
+            &self.callbacks
+        } else {
+            &self.calls
+        }
+    }
+}
+
+impl BodyCalls {
+    /// A call from the test body made at `line` (a `callback` from uninstrumented code the line
+    /// called) returned a value. Once the tracer has given lines, a call without one was not
+    /// made while the test method ran (another thread, a lifecycle method): skipped.
+    fn returned(&mut self, line: Option<u32>, callback: bool, call: Returned) {
+        if line.is_some() {
+            self.lined = true;
+        } else if self.lined {
+            return;
+        }
+        let lines = &mut self.latest;
+        if lines.line != line || lines.calls.is_empty() && lines.callbacks.is_empty() {
+            *lines = LineCalls {
+                line,
+                ..LineCalls::default()
+            };
+        }
+        let list = if callback {
+            &mut lines.callbacks
+        } else {
+            &mut lines.calls
+        };
+        if list.len() < LINE_CALLS_KEPT {
+            list.push(call);
+        } else {
+            lines.dropped += 1;
+        }
+        if let Some(l) = line
+            && self.read.contains(&l)
+        {
+            let visit = self.latest.clone();
+            match self.kept.iter_mut().find(|k| k.line == line) {
+                Some(k) => *k = visit,
+                None => self.kept.push(visit),
+            }
+        }
+    }
+}
+
+impl BodyTrack {
+    /// A definition in the call's own frame: a made one keeps the uses that made it (those
+    /// since the frame's previous definition, else its latest branch's: a constant chosen by a
+    /// condition); the return slot's is the call's result.
+    fn defined(&mut self, def: &NewDef<'_, Rc<DefNode>>, node: &Rc<DefNode>) {
+        if !matches!(def.how, DefHow::Copy { .. }) {
+            let operands = if self.recent.is_empty() {
+                self.branch
+                    .as_ref()
+                    .map_or_else(|| Rc::new(Vec::new()), |(_, b)| b.clone())
+            } else {
+                Rc::new(self.recent.clone())
+            };
+            self.made.retain(|(s, _)| *s != def.stmt);
+            if self.made.len() == MADE_KEPT {
+                self.made.remove(0);
+            }
+            self.made.push((def.stmt, operands));
+        }
+        self.recent.clear();
+        if def.ret_of.is_some() && def.ret_of == def.frame {
+            self.ret = Some(node.clone());
+        }
+    }
+
+    fn used(&mut self, u: &UseAt, reach: Option<&Rc<DefNode>>) {
+        let seen = Seen {
+            stmt: u.stmt,
+            var: u.var,
+            reach: reach.cloned(),
+        };
+        if u.branch {
+            self.recent.clear();
+            if self.branch.as_ref().is_none_or(|b| b.0 != u.event) {
+                self.branch = Some((u.event, Rc::new(Vec::new())));
+            }
+            if let Some((_, uses)) = &mut self.branch {
+                Rc::make_mut(uses).push(seen);
+            }
+        } else if self.recent.len() < OPERANDS_KEPT {
+            self.recent.push(seen);
+        }
+    }
+}
+
 impl Recorder for Tracker {
     type Def = Rc<DefNode>;
     const TIMED: bool = true;
@@ -320,12 +514,22 @@ impl Recorder for Tracker {
     }
 
     fn def(&mut self, def: NewDef<'_, Rc<DefNode>>) -> Rc<DefNode> {
-        Rc::new(DefNode {
+        let node = Rc::new(DefNode {
             stmt: def.stmt,
             how: def.how,
             source: def.source.cloned(),
             time: Cell::new(def.time),
-        })
+        });
+        if self.body.is_some()
+            && let Some(frame) = def.frame
+            && let Some(track) = self
+                .top_open
+                .get_mut(&frame)
+                .and_then(|c| c.body.as_deref_mut())
+        {
+            track.defined(&def, &node);
+        }
+        node
     }
 
     fn use_(&mut self, u: &UseAt, reach: Option<&Rc<DefNode>>) {
@@ -335,6 +539,14 @@ impl Recorder for Tracker {
                 use_: u.stmt,
                 var: u.var,
             });
+        }
+        if self.body.is_some()
+            && let Some(track) = self
+                .top_open
+                .get_mut(&u.frame)
+                .and_then(|c| c.body.as_deref_mut())
+        {
+            track.used(u, reach);
         }
         self.track(u, reach);
     }

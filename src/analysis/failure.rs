@@ -11,6 +11,7 @@ use std::rc::Rc;
 use serde::Serialize;
 
 use super::backtrack::{DefNode, Origin, Step, backtrack};
+use super::body::BodyPlan;
 use super::crash::{Seen, Track, Tracker, Watch, role_index};
 use super::kinds::{self, RECEIVER_STATE};
 use super::replay::{ReplayError, Replayer};
@@ -48,6 +49,10 @@ pub enum CrashKind {
     /// the stack's repeating cycle took before its recursive call, the guard that let the
     /// recursion go on ([`super::kinds::recursion_guard`]).
     Recursion,
+    /// Raised in the test body (a Randoop contract check, a regression assertion, a JDK call
+    /// the test made): what the code under test returned to the failing line, an extension
+    /// beyond PAF (issue 12, docs/algorithm.md "Failures raised in the test body").
+    Returned,
 }
 
 /// The exception kinds of [`CrashKind::Operand`] that code can only raise with an explicit
@@ -108,6 +113,9 @@ pub fn classify(exception: &str) -> Result<CrashKind, String> {
 /// One crash variable of a failure, traced back to its origin.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CrashVar {
+    /// The statement the variable is used at: the crash statement, or for
+    /// [`CrashKind::Returned`] the `return` (or the operand's use) of the call it came from.
+    pub at: StmtIx,
     pub var: VarName,
     pub origin: Origin,
     /// The origin executed after the MUT was entered.
@@ -138,6 +146,9 @@ pub struct Failure {
     pub fallback: Option<String>,
     /// Number of events in the test (the representative of a flow-set is its shortest test).
     pub events: usize,
+    /// The Randoop contract a contract check failed on (`equals-hashcode`), from the message
+    /// `Contract failed: equals-hashcode on a and b`; part of the flow-set key.
+    pub contract: Option<String>,
 }
 
 /// A failing test PAF could not analyze, and why (the `unanalyzed` list: every failing test
@@ -169,6 +180,8 @@ pub struct FailureReplay {
     replayer: Replayer<Tracker>,
     /// The analysis's plan: where the crash can be, or why the test cannot be analyzed.
     plan: Result<Plan, String>,
+    /// A failure raised in the test body: its analysis's plan instead of `plan`.
+    body: Option<BodyPlan>,
 }
 
 /// What is known of a failure before its events.
@@ -190,13 +203,25 @@ impl FailureReplay {
         values: bool,
     ) -> FailureReplay {
         let plan = plan(exception, truncated, statements, symbols);
+        let body = match (&plan, exception) {
+            (Err(_), Some(e)) if !truncated && e.lifecycle_phase().is_none() => {
+                BodyPlan::of(e.analyzed(), statements, symbols)
+            }
+            _ => None,
+        };
         let watch = plan.as_ref().ok().map(|p| Watch {
             stmts: p.site.stmts.clone(),
             method: format!("{}.{}", p.site.class, p.site.method),
         });
+        let tracker = Tracker::new(watch, values);
+        let tracker = match &body {
+            Some(b) => tracker.follow_body(b.read_lines()),
+            None => tracker,
+        };
         FailureReplay {
-            replayer: Replayer::new(Tracker::new(watch, values)),
+            replayer: Replayer::new(tracker),
             plan,
+            body,
         }
     }
 
@@ -226,7 +251,10 @@ impl FailureReplay {
                 c.values.as_deref().cloned(),
             )
         });
-        let analysis = self.plan.and_then(|plan| plan.analyze(t, index, events));
+        let analysis = match self.body {
+            Some(body) => body.analyze(t, index, events),
+            None => self.plan.and_then(|plan| plan.analyze(t, index, events)),
+        };
         Replayed {
             analysis,
             duas,
@@ -319,7 +347,7 @@ fn truncation(exception: Option<&ExceptionInfo>) -> String {
 
 /// Where the exception surfaced in instrumented code: the innermost stack frame that maps to
 /// statements of the bundle.
-struct Site {
+pub(super) struct Site {
     class: String,
     method: String,
     /// `file:line` of the frame, for messages.
@@ -332,7 +360,7 @@ struct Site {
 }
 
 impl Site {
-    fn find(
+    pub(super) fn find(
         exception: &ExceptionInfo,
         statements: &StatementTable,
         symbols: &Symbols,
@@ -397,6 +425,7 @@ impl Plan {
             vars: crash_vars(&uses, 2 * call.enter as i64),
             fallback,
             events: events as usize,
+            contract: None,
         })
     }
 
@@ -469,6 +498,9 @@ impl Plan {
             (None, CrashKind::Operand) => self.operand(track)?,
             // Made a branch kind by `kinds::at_site` when no callee raised it.
             (None, CrashKind::Receiver) => (self.branch(track)?, None),
+            // Never chosen by the exception's kind: a failure raised in the test body has its
+            // own plan (`super::body`).
+            (None, CrashKind::Returned) => (Vec::new(), None),
         };
         if uses.is_empty() {
             return Err(format!(
@@ -569,7 +601,7 @@ fn role(track: &Track, want: Role) -> (Vec<Seen>, Option<String>) {
 
 /// Each distinct crash variable backtracked to its origin; local if the origin executed after
 /// the MUT was entered (`mut_start`, a locality time).
-fn crash_vars(uses: &[Seen], mut_start: i64) -> Vec<CrashVar> {
+pub(super) fn crash_vars(uses: &[Seen], mut_start: i64) -> Vec<CrashVar> {
     let mut vars: Vec<CrashVar> = Vec::new();
     for u in uses {
         if vars.iter().any(|v| v.var == u.var) {
@@ -578,6 +610,7 @@ fn crash_vars(uses: &[Seen], mut_start: i64) -> Vec<CrashVar> {
         let reach: Option<&Rc<DefNode>> = u.reach.as_ref();
         let (origin, origin_time, chain) = backtrack(u.var, u.stmt, reach);
         vars.push(CrashVar {
+            at: uses[0].stmt,
             var: u.var,
             origin,
             local: origin_time.is_some_and(|t| t >= mut_start),
@@ -599,6 +632,7 @@ impl fmt::Display for CrashKind {
             }
             CrashKind::Receiver => "receiver of the JDK call that refused it",
             CrashKind::Recursion => "guard of the recursion (the last branch before the call)",
+            CrashKind::Returned => "value returned to the test body",
         })
     }
 }

@@ -8,6 +8,7 @@
 //! is a pure computation over one test's events and the bundle's tables.
 
 pub mod backtrack;
+mod body;
 mod crash;
 pub mod facts;
 pub mod failure;

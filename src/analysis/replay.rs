@@ -48,6 +48,10 @@ pub struct NewDef<'a, D> {
     /// When the definition counts as executed, for locality, in half-steps of the event index:
     /// `2 * event`, moved for parameters and field defaults (see [`Replayer`]).
     pub time: i64,
+    /// The frame that executed it (`None` for an allocation's defaults).
+    pub frame: Option<FrameId>,
+    /// For a return value: the frame whose return slot it defines.
+    pub ret_of: Option<FrameId>,
 }
 
 /// One use executed by the test (explicit, implied by a copy, or read by a branch).
@@ -410,6 +414,11 @@ impl<R: Recorder> Replayer<R> {
             how,
             source: reach.as_ref(),
             time,
+            frame: Some(frame),
+            ret_of: match var {
+                Var::Ret { frame, .. } => Some(frame),
+                _ => None,
+            },
         });
         self.define(var, def);
         Ok(())
@@ -532,6 +541,8 @@ impl<R: Recorder> Replayer<R> {
             how: DefHow::Default,
             source: None,
             time: if untimed { 2 * at as i64 } else { time },
+            frame: None,
+            ret_of: None,
         });
         if R::TIMED && untimed {
             self.awaiting.entry(obj).or_default().push(def.clone());
@@ -573,6 +584,8 @@ impl<R: Recorder> Replayer<R> {
                     how: DefHow::Default,
                     source: None,
                     time: 2 * at as i64,
+                    frame: None,
+                    ret_of: None,
                 }))
             }
             _ => None,

@@ -92,10 +92,13 @@ fn render(r: &Read) -> String {
         Err(reason) => return format!("unanalyzed: {reason}"),
     };
     let mut out = vec![format!(
-        "{:?} crash={} mut={}",
+        "{:?} crash={} mut={}{}",
         f.kind,
         r.id(f.crash_stmt),
-        r.symbols.name(f.mut_method)
+        r.symbols.name(f.mut_method),
+        f.contract
+            .as_ref()
+            .map_or(String::new(), |c| format!(" contract={c}"))
     )];
     for v in &f.vars {
         let origin = match v.origin {
@@ -1052,5 +1055,201 @@ fn the_test_methods_failure_is_analyzed_beside_a_lifecycle_failure() {
         r#"{"k":"end","test":"t","outcome":"fail","exception":{"type":"java.lang.NullPointerException","phase":"test","frames":[{"class":"C","method":"m","line":3}]},"lifecycle":[{"type":"java.lang.IllegalStateException","phase":"after","frames":[]}]}"#,
         "Deref crash=3 mut=C.m
          x origin=1 t=2 local: 1->3 x const",
+    );
+}
+
+// ---- failures raised in the test body (issue 12) ----
+
+/// The end record of a test failing with `exception` (and `message`) raised in `frames`
+/// (innermost first, uninstrumented), above the test method `CTest.t` at line `line`.
+fn fail_in_body(exception: &str, message: &str, frames: &[(&str, &str)], line: u32) -> String {
+    let mut frames: Vec<String> = frames
+        .iter()
+        .map(|(c, m)| format!(r#"{{"class":"{c}","method":"{m}","line":10}}"#))
+        .collect();
+    frames.push(format!(r#"{{"class":"CTest","method":"t","line":{line}}}"#));
+    format!(
+        r#"{{"k":"end","test":"t","outcome":"fail","exception":{{"type":"{exception}","message":"{message}","frames":[{}]}}}}"#,
+        frames.join(",")
+    )
+}
+
+const ASSERT: &[(&str, &str)] = &[
+    ("org.junit.Assert", "fail"),
+    ("org.junit.Assert", "assertTrue"),
+];
+
+#[test]
+fn a_contract_check_traces_the_values_equals_and_hash_code_were_made_from() {
+    // c1 = new C(..) (line 3), c2 = new C(..) (line 4), then line 5 checks
+    // `c1.equals(c2) ? c1.hashCode() == c2.hashCode() : true`. equals returns a constant chosen
+    // by the branch on c1.x and c2.x (statement 10); each hashCode computes from its x (20).
+    // Both x come from the constructor's parameter (30, copied at 31), before line 5 began:
+    // non-local. The two objects' uses at 10 (and at 20) share (use, variable, origin): one
+    // crash variable each.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.<init>","this":1,"test_line":3}
+        {"k":"def","frame":1,"stmt":30,"var":{"local":"v"},"how":"param"}
+        {"k":"def","frame":1,"stmt":31,"var":{"field":"C.x","obj":1},"from":{"local":"v"}}
+        {"k":"exit","frame":1}
+        {"k":"enter","frame":2,"method":"C.<init>","this":2,"test_line":4}
+        {"k":"def","frame":2,"stmt":30,"var":{"local":"v"},"how":"param"}
+        {"k":"def","frame":2,"stmt":31,"var":{"field":"C.x","obj":2},"from":{"local":"v"}}
+        {"k":"exit","frame":2}
+        {"k":"enter","frame":3,"method":"C.equals","this":1,"test_line":5}
+        {"k":"branch","frame":3,"stmt":10,"uses":[{"field":"C.x","obj":1},{"field":"C.x","obj":2}]}
+        {"k":"def","frame":3,"stmt":11,"var":{"local":"$5"},"how":"const"}
+        {"k":"def","frame":3,"stmt":12,"var":{"ret":3},"from":{"local":"$5"}}
+        {"k":"exit","frame":3}
+        {"k":"enter","frame":4,"method":"C.hashCode","this":1,"test_line":5}
+        {"k":"use","frame":4,"stmt":20,"var":{"field":"C.x","obj":1},"role":"arg"}
+        {"k":"def","frame":4,"stmt":21,"var":{"ret":4},"how":"arith"}
+        {"k":"exit","frame":4}
+        {"k":"enter","frame":5,"method":"C.hashCode","this":2,"test_line":5}
+        {"k":"use","frame":5,"stmt":20,"var":{"field":"C.x","obj":2},"role":"arg"}
+        {"k":"def","frame":5,"stmt":21,"var":{"ret":5},"how":"arith"}
+        {"k":"exit","frame":5}
+        "#,
+        &fail_in_body(
+            "java.lang.AssertionError",
+            "Contract failed: equals-hashcode on c1 and c2",
+            ASSERT,
+            5,
+        ),
+        "
+        Returned crash=10 mut=C.equals contract=equals-hashcode
+        C.x origin=30 t=-1 non-local: 30->31 v param; 31->10 C.x copy v
+        C.x origin=30 t=-1 non-local: 30->31 v param; 31->20 C.x copy v
+        ",
+    );
+}
+
+#[test]
+fn a_regression_assertion_on_an_earlier_lines_result_uses_that_line_as_a_fallback() {
+    // Line 2 builds c (n = 0 at 42), line 3 stores c.size() (a copy of n: `return n` at 41),
+    // line 4 asserts on the stored value and calls nothing: the nearest earlier line's call.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.<init>","this":1,"test_line":2}
+        {"k":"def","frame":1,"stmt":42,"var":{"field":"C.n","obj":1},"how":"const"}
+        {"k":"exit","frame":1}
+        {"k":"enter","frame":2,"method":"C.size","this":1,"test_line":3}
+        {"k":"def","frame":2,"stmt":41,"var":{"ret":2},"from":{"field":"C.n","obj":1}}
+        {"k":"exit","frame":2}
+        "#,
+        &fail_in_body("java.lang.AssertionError", "expected 1", ASSERT, 4),
+        "
+        Returned crash=41 mut=C.size
+        C.n origin=42 t=2 non-local: 42->41 C.n const
+        fallback
+        ",
+    );
+}
+
+#[test]
+fn a_jdk_call_in_the_test_body_gets_the_value_the_code_under_test_returned_to_it() {
+    // Line 3: `Objects.requireNonNull(c.get())`; get returns a constant null it made itself
+    // with no operand (statement 50), inside the checked call: local.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.get","test_line":3}
+        {"k":"def","frame":1,"stmt":50,"var":{"ret":1},"how":"const"}
+        {"k":"exit","frame":1}
+        "#,
+        &fail_in_body(
+            "java.lang.NullPointerException",
+            "",
+            &[("java.util.Objects", "requireNonNull")],
+            3,
+        ),
+        "
+        Returned crash=50 mut=C.get
+        C.get() origin=50 t=2 local: 50->50 C.get() const
+        ",
+    );
+}
+
+#[test]
+fn a_failure_in_the_test_body_after_no_returned_value_is_unanalyzed_with_its_reason() {
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.run","test_line":3}
+        {"k":"exit","frame":1}
+        "#,
+        &fail_in_body("java.lang.AssertionError", "", ASSERT, 4),
+        "unanalyzed: java.lang.AssertionError raised in the test body at ?:4 after no call into \
+         the code under test returned a value: no value of the code under test reaches the \
+         failing line (look at the test's own values there)",
+    );
+}
+
+#[test]
+fn a_regression_assertion_is_analyzed_at_the_line_that_stored_the_value_it_reads() {
+    // As Randoop writes them: line 3 stores `int n3 = c.size()`, line 4 another call's result,
+    // and the assertion on line 5 reads n3: the tracer's `read_lines` (from the test class's
+    // bytecode) names line 3, so size is the checked call, not line 4's `other`.
+    let end = fail_in_body("java.lang.AssertionError", "'1' != '0'", ASSERT, 5)
+        .replace(r#""frames":"#, r#""read_lines":[3],"frames":"#);
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.<init>","this":1,"test_line":2}
+        {"k":"def","frame":1,"stmt":42,"var":{"field":"C.n","obj":1},"how":"const"}
+        {"k":"exit","frame":1}
+        {"k":"enter","frame":2,"method":"C.size","this":1,"test_line":3}
+        {"k":"def","frame":2,"stmt":41,"var":{"ret":2},"from":{"field":"C.n","obj":1}}
+        {"k":"exit","frame":2}
+        {"k":"enter","frame":3,"method":"C.other","this":1,"test_line":4}
+        {"k":"def","frame":3,"stmt":60,"var":{"ret":3},"how":"const"}
+        {"k":"exit","frame":3}
+        "#,
+        &end,
+        "
+        Returned crash=41 mut=C.size
+        C.n origin=42 t=2 non-local: 42->41 C.n const
+        ",
+    );
+}
+
+#[test]
+fn callbacks_of_a_jdk_method_are_checked_only_when_the_line_calls_no_code_under_test() {
+    // Line 4: `m.equals(n) ? m.hashCode() == n.hashCode() : true` where equals is the JDK's
+    // (`AbstractMap.equals`), which calls back `entrySet()` (`callback`); hashCode is a direct
+    // call: the checked call. A call with no line (another thread) is skipped.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.entrySet","this":1,"test_line":4,"callback":true}
+        {"k":"def","frame":1,"stmt":70,"var":{"ret":1},"how":"new"}
+        {"k":"exit","frame":1}
+        {"k":"enter","frame":2,"method":"C.hashCode","this":1,"test_line":4}
+        {"k":"def","frame":2,"stmt":71,"var":{"ret":2},"how":"const"}
+        {"k":"exit","frame":2}
+        {"k":"enter","frame":3,"method":"C.entrySet","this":1}
+        {"k":"def","frame":3,"stmt":70,"var":{"ret":3},"how":"new"}
+        {"k":"exit","frame":3}
+        "#,
+        &fail_in_body("java.lang.AssertionError", "", ASSERT, 4),
+        "
+        Returned crash=71 mut=C.hashCode
+        C.hashCode() origin=71 t=8 local: 71->71 C.hashCode() const
+        ",
+    );
+    // `list.equals(c) == c.equals(list)` with both equals the JDK's: the callbacks are checked.
+    check(
+        r#"
+        {"k":"enter","frame":1,"method":"C.size","this":1,"test_line":4,"callback":true}
+        {"k":"def","frame":1,"stmt":72,"var":{"ret":1},"how":"const"}
+        {"k":"exit","frame":1}
+        "#,
+        &fail_in_body(
+            "java.lang.AssertionError",
+            "Contract failed: equals-symmetric on a and c.",
+            ASSERT,
+            4,
+        ),
+        "
+        Returned crash=72 mut=C.size contract=equals-symmetric
+        C.size() origin=72 t=2 local: 72->72 C.size() const
+        ",
     );
 }

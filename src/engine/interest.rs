@@ -73,7 +73,7 @@ impl Interest {
                 FlowKey::of(f)
                     .vars
                     .into_iter()
-                    .map(move |(var, _)| (f.crash_stmt, var))
+                    .map(|(at, var, _)| (at, var))
             })
             .collect();
         let mut crash_stmts = vec![false; statements];

@@ -120,7 +120,7 @@ fn crash_uses_of(
         .iter()
         .flat_map(|f| {
             f.vars.iter().map(move |v| CrashUse {
-                stmt: statements.get(f.crash_stmt).id,
+                stmt: statements.get(v.at).id,
                 var: v.var.display(symbols),
             })
         })

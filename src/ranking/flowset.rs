@@ -7,20 +7,29 @@ use crate::analysis::{Failure, Origin};
 use crate::trace::{StmtIx, VarName};
 
 /// What makes two failures the same alarm: the crash statement and, for each crash variable,
-/// its origin (sorted, so several crash variables form one key).
+/// the statement it is used at and its origin (sorted, so several crash variables form one
+/// key); for a failure raised in the test body, also the Randoop contract it broke, so that two
+/// contracts broken through the same values are two alarms.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FlowKey {
     pub crash_stmt: StmtIx,
-    pub vars: Vec<(VarName, Origin)>,
+    pub contract: Option<String>,
+    /// (use statement, variable, origin); the use statement is the crash statement except for
+    /// failures raised in the test body, whose crash variables come from several calls.
+    pub vars: Vec<(StmtIx, VarName, Origin)>,
 }
 
 impl FlowKey {
     pub fn of(failure: &Failure) -> FlowKey {
-        let mut vars: Vec<(VarName, Origin)> =
-            failure.vars.iter().map(|v| (v.var, v.origin)).collect();
+        let mut vars: Vec<(StmtIx, VarName, Origin)> = failure
+            .vars
+            .iter()
+            .map(|v| (v.at, v.var, v.origin))
+            .collect();
         vars.sort();
         FlowKey {
             crash_stmt: failure.crash_stmt,
+            contract: failure.contract.clone(),
             vars,
         }
     }
@@ -104,6 +113,7 @@ mod tests {
             vars: vars
                 .iter()
                 .map(|&(var, origin, local)| CrashVar {
+                    at: StmtIx(crash),
                     var: VarName::Named(Sym(var)),
                     origin: origin.map_or(Origin::Untraced, |o| Origin::Stmt(StmtIx(o))),
                     local,
@@ -113,6 +123,7 @@ mod tests {
                 .collect(),
             fallback: None,
             events,
+            contract: None,
         }
     }
 
@@ -125,7 +136,7 @@ mod tests {
                     .key
                     .vars
                     .iter()
-                    .map(|(v, o)| {
+                    .map(|(_, v, o)| {
                         let VarName::Named(Sym(v)) = v else {
                             unreachable!()
                         };

@@ -111,6 +111,7 @@ mod tests {
                 let set = FlowSet {
                     key: FlowKey {
                         crash_stmt: StmtIx(i as u32),
+                        contract: None,
                         vars: Vec::new(),
                     },
                     members: vec![i],
@@ -194,6 +195,7 @@ mod tests {
         let set = |members: Vec<usize>, representative| FlowSet {
             key: FlowKey {
                 crash_stmt: StmtIx(0),
+                contract: None,
                 vars: Vec::new(),
             },
             members,

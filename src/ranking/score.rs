@@ -45,6 +45,8 @@ impl PartialOrd for Ratio {
 /// Theta and its coverage for one crash variable.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VarScore {
+    /// The statement the variable is used at (theta's use).
+    pub at: StmtIx,
     pub var: VarName,
     /// DUAs (d, crash statement, var), sorted.
     pub theta: Vec<Dua>,
@@ -64,7 +66,7 @@ pub struct Score {
 pub fn score(sets: &[FlowSet], duas: &DuaTable) -> Vec<Score> {
     let wanted: FxHashSet<(StmtIx, VarName)> = sets
         .iter()
-        .flat_map(|s| s.key.vars.iter().map(|&(v, _)| (s.key.crash_stmt, v)))
+        .flat_map(|s| s.key.vars.iter().map(|&(at, v, _)| (at, v)))
         .collect();
     let mut theta: FxHashMap<(StmtIx, VarName), Vec<Dua>> = FxHashMap::default();
     for (dua, _) in duas.iter() {
@@ -79,12 +81,9 @@ pub fn score(sets: &[FlowSet], duas: &DuaTable) -> Vec<Score> {
                 .key
                 .vars
                 .iter()
-                .filter(|(v, _)| seen.insert(*v))
-                .map(|&(var, _)| {
-                    let mut t = theta
-                        .get(&(set.key.crash_stmt, var))
-                        .cloned()
-                        .unwrap_or_default();
+                .filter(|(at, v, _)| seen.insert((*at, *v)))
+                .map(|&(at, var, _)| {
+                    let mut t = theta.get(&(at, var)).cloned().unwrap_or_default();
                     t.sort_unstable();
                     let covered = t
                         .iter()
@@ -95,6 +94,7 @@ pub fn score(sets: &[FlowSet], duas: &DuaTable) -> Vec<Score> {
                         den: t.len() as u32,
                     });
                     VarScore {
+                        at,
                         var,
                         theta: t,
                         covered,
@@ -158,9 +158,16 @@ mod tests {
         FlowSet {
             key: FlowKey {
                 crash_stmt: StmtIx(crash),
+                contract: None,
                 vars: vars
                     .iter()
-                    .map(|&v| (VarName::Named(Sym(v)), Origin::Stmt(StmtIx(1))))
+                    .map(|&v| {
+                        (
+                            StmtIx(crash),
+                            VarName::Named(Sym(v)),
+                            Origin::Stmt(StmtIx(1)),
+                        )
+                    })
                     .collect(),
             },
             members: vec![0],
@@ -229,7 +236,9 @@ mod tests {
         duas.add_passing(0, &[dua(3, 5, 1)]);
         duas.add_failing(&[dua(2, 5, 1)]);
         let mut s = set(5, &[1]);
-        s.key.vars.push((VarName::Named(Sym(1)), Origin::Untraced));
+        s.key
+            .vars
+            .push((StmtIx(5), VarName::Named(Sym(1)), Origin::Untraced));
         check(&[s], &duas, "1: [2->5 3->5] 1 1/2 | 1/2");
     }
 }

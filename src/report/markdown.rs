@@ -4,7 +4,7 @@
 //! failures folded in `<details>`. It only formats.
 
 use super::render::{
-    at, excluded, likelihood, origin, short_exception, summary_line, tests_cell, title,
+    at, exception_cell, excluded, likelihood, origin, summary_line, tests_cell, title,
 };
 use super::{FlowSetReport, Report};
 use crate::words::count;
@@ -76,7 +76,7 @@ fn row(fs: &FlowSetReport) -> String {
         fs.rank,
         fs.locality,
         cell(&likelihood(fs)),
-        cell(short_exception(&fs.crash.exception)),
+        cell(&exception_cell(&fs.crash)),
         code(&at(&fs.crash.statement)),
         fs.crash
             .variables
@@ -145,6 +145,7 @@ mod tests {
                 statement: at.clone(),
                 thrown_at: None,
                 kind: "deref".into(),
+                contract: None,
                 variables: vec!["x".into()],
                 origin: OriginReport {
                     file: Some("A.java".into()),

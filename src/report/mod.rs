@@ -103,6 +103,10 @@ pub struct OriginReport {
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct VarReport {
     pub variable: String,
+    /// Where the variable is used when that is not the crash statement (a failure raised in
+    /// the test body: the `return` or operand of the call it came from).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used_at: Option<Location>,
     pub origin: OriginReport,
     pub local: bool,
     pub likelihood: Option<f64>,
@@ -133,8 +137,12 @@ pub struct Crash {
     /// Where the exception surfaced, when that is another statement (a branch-guarded throw).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thrown_at: Option<Location>,
-    /// How the crash variables were chosen: `deref`, `index` or `branch`.
+    /// How the crash variables were chosen: `deref`, `index`, `branch`, `operand` or
+    /// `returned`.
     pub kind: String,
+    /// The Randoop contract a contract check failed on (`equals-hashcode`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contract: Option<String>,
     pub variables: Vec<String>,
     /// The origin of the crash variable whose likelihood counts (the largest).
     pub origin: OriginReport,
@@ -502,9 +510,14 @@ fn crash(r: &Resolver<'_>, set: &FlowSet, score: &Score, rep: &Failure) -> Crash
         .vars
         .iter()
         .map(|vs| {
-            let cv = rep.vars.iter().find(|v| v.var == vs.var).expect("same key");
+            let cv = rep
+                .vars
+                .iter()
+                .find(|v| v.at == vs.at && v.var == vs.var)
+                .expect("same key");
             VarReport {
                 variable: r.var(vs.var),
+                used_at: (vs.at != set.key.crash_stmt).then(|| r.location(vs.at)),
                 origin: r.origin(cv.origin),
                 local: cv.local,
                 likelihood: vs.likelihood.map(|l| l.value()),
@@ -528,6 +541,7 @@ fn crash(r: &Resolver<'_>, set: &FlowSet, score: &Score, rep: &Failure) -> Crash
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_default(),
+        contract: set.key.contract.clone(),
         variables: score.vars.iter().map(|v| r.var(v.var)).collect(),
         origin: origins
             .get(counting)
@@ -543,13 +557,19 @@ fn fingerprint(crash: &Crash) -> String {
     let at = |method: &str, file: &str, line: u32| format!("{method}@{file}:{line}");
     let s = &crash.statement;
     let mut key = at(&s.method, &s.file, s.line);
+    if let Some(c) = &crash.contract {
+        key = format!("contract {c}|{key}");
+    }
     for v in &crash.origins {
         let o = &v.origin;
         let origin = match (&o.method, &o.file, o.line) {
             (Some(m), Some(f), Some(l)) => at(m, f, l),
             _ => "untraced".to_string(),
         };
-        key.push_str(&format!("|{}<-{origin}", v.variable));
+        let used = v.used_at.as_ref().map_or_else(String::new, |u| {
+            format!("@{}", at(&u.method, &u.file, u.line))
+        });
+        key.push_str(&format!("|{}{used}<-{origin}", v.variable));
     }
     key
 }

@@ -3,7 +3,7 @@
 //! file.)
 
 use super::layout::{self, Column, TableStyle};
-use super::{Excluded, FlowSetReport, Location, Masked, OriginReport, Report};
+use super::{Crash, Excluded, FlowSetReport, Location, Masked, OriginReport, Report};
 use crate::words::{count, counted};
 
 /// Which list the table and CSV show.
@@ -59,6 +59,16 @@ fn origin_file(o: &OriginReport) -> String {
 /// The exception's simple name: `NullPointerException`.
 pub fn short_exception(e: &str) -> &str {
     e.rsplit('.').next().unwrap_or(e)
+}
+
+/// The exception's cell: its simple name, and the Randoop contract a contract check failed on
+/// (`AssertionError (equals-hashcode)`).
+pub fn exception_cell(crash: &Crash) -> String {
+    let short = short_exception(&crash.exception);
+    match &crash.contract {
+        Some(c) => format!("{short} ({c})"),
+        None => short.to_string(),
+    }
 }
 
 /// The representative test, and how many more tests the flow-set holds.
@@ -214,7 +224,7 @@ fn flow_set_table(report: &Report, style: TableStyle) -> layout::Fitted {
             fs.rank.to_string(),
             fs.locality.to_string(),
             likelihood(fs),
-            short_exception(&fs.crash.exception).to_string(),
+            exception_cell(&fs.crash),
             if short {
                 at_file(&fs.crash.statement)
             } else {
@@ -255,7 +265,7 @@ fn test_table(report: &Report, style: TableStyle) -> layout::Fitted {
                 r.to_string(),
                 fs.locality.to_string(),
                 likelihood(fs),
-                short_exception(&fs.crash.exception).to_string(),
+                exception_cell(&fs.crash),
                 if short {
                     at_file(&fs.crash.statement)
                 } else {

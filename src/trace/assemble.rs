@@ -548,6 +548,12 @@ impl<I: Intern> Converter<'_, '_, I> {
         if let Some(caller) = r.caller {
             self.active(caller).map_err(|e| format!("caller: {e}"))?;
         }
+        let test_line = match r.test_line {
+            None => None,
+            Some(l) => Some(u32::try_from(l).map_err(|_| {
+                format!("test_line {l} is out of range: expected a line number below 2^32")
+            })?),
+        };
         let method = self.symbols.intern(method);
         self.frames.set(frame, method, true);
         Ok(Event::Enter {
@@ -556,6 +562,8 @@ impl<I: Intern> Converter<'_, '_, I> {
             caller: r.caller,
             this: r.this,
             values: r.values.clone().map(Box::new),
+            test_line,
+            callback: r.callback.unwrap_or(false),
         })
     }
 

@@ -280,6 +280,11 @@ pub enum Event {
         this: Option<ObjId>,
         /// Argument and receiver-field values at entry, when the tracer wrote them.
         values: Option<Box<EntryValues>>,
+        /// A call from the test body: the test method's line that made it, when recorded.
+        test_line: Option<u32>,
+        /// With `test_line`: made by uninstrumented code the line called (`AbstractMap.equals`
+        /// calling back `entrySet`), not by the line itself.
+        callback: bool,
     },
     Exit {
         frame: FrameId,
@@ -379,6 +384,11 @@ pub struct ExceptionInfo {
     /// the tracer wrote them (optional; `paf eval`'s JCrasher baseline reads them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub superclasses: Option<Vec<String>>,
+    /// Raised in the test method: the earlier lines of the test method that last stored the
+    /// local variables its failing line reads (the Java tracer reads them from the test class's
+    /// bytecode); what a failure raised in the test body is analyzed at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_lines: Option<Vec<u32>>,
 }
 
 impl ExceptionInfo {

@@ -118,6 +118,12 @@ pub struct Record<'a> {
     pub caller: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub this: Option<u64>,
+    /// On an `enter` from the test body: the test method's line that made the call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_line: Option<u64>,
+    /// With `test_line`: the call came from uninstrumented code the line called (a callback).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callback: Option<bool>,
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub throw: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

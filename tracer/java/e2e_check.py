@@ -258,15 +258,21 @@ def cases(src, expected_path, rank_path, bundle):
             "theta": sorted((where(t["def"]), where(t["use"]), t["var"]) for t in fs["theta"]),
             "likelihood": fs["likelihood_ratio"],
         }
+        origins = want["origin"] if isinstance(want["origin"], list) else [want["origin"]]
         wanted = {
             "vars": sorted(want["vars"]),
-            "origin": [at(want["origin"])],
+            "origin": sorted({at(o) for o in origins}),
             "locality": want["locality"],
             "theta": sorted((at(a), at(b), v) for a, b, v in want["theta"]),
             "likelihood": want["likelihood"],
         }
         if "mut" in want:
             got["mut"], wanted["mut"] = c["mut"], want["mut"]
+        if "contract" in want:
+            got["contract"], wanted["contract"] = c.get("contract"), want["contract"]
+        if "flow_set" in want:
+            # the whole flow-set: every test that must share it (one alarm), this one included
+            got["flow_set"], wanted["flow_set"] = sorted(fs["tests"]), sorted(want["flow_set"])
         for k in wanted:
             if got[k] != wanted[k]:
                 problems.append("%s: %s is %r, expected %r" % (test, k, got[k], wanted[k]))

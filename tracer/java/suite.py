@@ -6,7 +6,9 @@ docs/java.md reports: tests, events, bundle size, trace time against a plain JUn
 same classes, and how many failing tests end in a flow-set with a traced origin.
 
 usage: suite.py SUITE_DIR OUTDIR [--paf PAF] [--runs N] [--include PKG] [--sourcepath DIRS]
-                [--json FILE]
+                [--json FILE] [--fixed FILE]
+--fixed FILE lists the failing tests the library's developers fixed (one per line, `Class.method`
+or JUnit's `method(Class)`): where they rank is printed too (flow-set rank, test rank, locality)
 No third-party code is copied anywhere: the suite is read where it is, the bundle goes to OUTDIR.
 """
 import argparse
@@ -58,6 +60,38 @@ def size(path):
     return total
 
 
+def test_id(line):
+    """`Class.method` from `method(Class)` (JUnit's spelling) or `Class.method`."""
+    line = line.strip()
+    if line.endswith(")") and "(" in line:
+        method, cls = line[:-1].split("(", 1)
+        return cls + "." + method
+    return line
+
+
+def fixed_ranks(d, path):
+    """Where the tests the developers fixed rank: for each, its flow-set's rank and locality and its
+    own rank in the individual-test order (None: unanalyzed), and the best flow-set rank."""
+    wanted = [test_id(l) for l in read_lines(path)]
+    by_id = {t["test"]: t for t in d["tests"]}
+    # test ids in a bundle are Class.method with the class as the runner names it; match by suffix
+    def find(t):
+        if t in by_id:
+            return by_id[t]
+        hits = [v for k, v in by_id.items() if k.endswith("." + t) or t.endswith("." + k)]
+        return hits[0] if len(hits) == 1 else None
+    rows = []
+    for t in wanted:
+        r = find(t)
+        fs = d["flow_sets"][r["flow_set_rank"] - 1] if r and r.get("flow_set_rank") else None
+        rows.append({"test": t, "test_rank": r["rank"] if r else None,
+                     "flow_set_rank": r.get("flow_set_rank") if r else None,
+                     "locality": fs["locality"] if fs else None})
+    ranks = [x["flow_set_rank"] for x in rows if x["flow_set_rank"]]
+    return {"tests": rows, "best_flow_set_rank": min(ranks) if ranks else None,
+            "flow_sets": len(d["flow_sets"])}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("suite")
@@ -67,6 +101,7 @@ def main():
     ap.add_argument("--include")
     ap.add_argument("--sourcepath")
     ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--fixed", help="failing tests the developers fixed, one per line")
     a = ap.parse_args()
     suite = os.path.abspath(a.suite)
     name = os.path.basename(suite.rstrip("/"))
@@ -140,6 +175,8 @@ def main():
         "flow_sets": d["summary"]["flow_sets"],
         "failing_in_flow_set_with_traced_origin": traced_origin,
         "unanalyzed": reasons,
+        "traced_origin_share": round(traced_origin / failing, 3) if failing else None,
+        "fixed": fixed_ranks(d, a.fixed) if a.fixed else None,
         "rank_s": round(t_rank, 2),
         "plain_junit": plain_summary,
         "tracer_summary": [l for l in trace_err.splitlines() if l.startswith("paf trace:")],

@@ -21,6 +21,7 @@ const FILES: &[(&str, &[u8])] = embed![
     "build.sh",
     "src/agent/paf/agent/Agent.java",
     "src/instr/paf/instr/BciMap.java",
+    "src/instr/paf/instr/BodyLines.java",
     "src/instr/paf/instr/FieldLines.java",
     "src/instr/paf/instr/Hierarchy.java",
     "src/instr/paf/instr/Instrumenter.java",

@@ -75,6 +75,10 @@ public final class Instrumenter implements ClassFileTransformer {
 
     @Override
     public byte[] transform(ClassLoader loader, String name, Class<?> redefined, ProtectionDomain pd, byte[] bytes) {
+        if (name != null && loader != null && redefined == null && testClasses.contains(name)) {
+            bodyLines(name, bytes);
+            return null;
+        }
         if (name == null || loader == null || redefined != null || !wanted(name)) return null;
         try {
             if (name.replace('/', '.').equals(failFor)) throw new IllegalStateException("test hook: fail=" + failFor);
@@ -94,7 +98,10 @@ public final class Instrumenter implements ClassFileTransformer {
         ClassNode probe = new ClassNode();
         cr.accept(probe, ClassReader.SKIP_FRAMES);
         if ((probe.access & Opcodes.ACC_MODULE) != 0) return null;
-        if (isTestClass(probe)) return null; // a test body is never instrumented (its calls are the MUT calls)
+        if (isTestClass(probe)) { // a test body is never instrumented (its calls are the MUT calls)
+            bodyLines(name, bytes);
+            return null;
+        }
         String cls = name.replace('/', '.');
         String file = sourceFile(probe);
         Map<String, int[]> bcis = BciMap.of(cr);
@@ -185,6 +192,15 @@ public final class Instrumenter implements ClassFileTransformer {
     }
 
     /** A JUnit 3 TestCase subclass or a class with JUnit 4 @Test methods (tests reached through a suite class). */
+    /** The lines each line of a test class's methods reads its values from; optional, so a failure loses only them. */
+    private static void bodyLines(String name, byte[] bytes) {
+        try {
+            BodyLines.register(name, bytes);
+        } catch (Throwable t) {
+            System.err.println("paf-agent: cannot read the line table of test class " + name.replace('/', '.') + ": " + t);
+        }
+    }
+
     static boolean isTestClass(ClassNode cn) {
         if ("junit/framework/TestCase".equals(cn.superName) || "junit/framework/TestSuite".equals(cn.superName)) return true;
         for (MethodNode m : cn.methods) {

@@ -200,13 +200,59 @@ final class MethodInstrumenter {
         return true;
     }
 
-    /** Whether instruction i writes events (constructors: only from the super()/this() call on). */
+    /**
+     * Whether instruction i writes events. In a constructor before its super()/this() call, only
+     * instructions that do not touch the uninitialized {@code this} (the arguments of
+     * {@code this(method, convert(method.getMethod()))}, issue 12): the verifier forbids passing
+     * it to the runtime.
+     */
     boolean traced(int i) {
-        return frames[i] != null && insns[i].getOpcode() >= 0 && (!preSuper(i) || i == superInit);
+        return frames[i] != null && insns[i].getOpcode() >= 0 && (!preSuper(i) || i == superInit || safePreSuper(i));
     }
 
     private boolean preSuper(int i) {
         return isCtor && (superInit < 0 || i < superInit);
+    }
+
+    /**
+     * A pre-super instruction whose events may be written: not a field access (only this's own
+     * fields can be stored then), and none of the values it consumes is the uninitialized
+     * {@code this}. Without a super()/this() call found, nothing before it is traced.
+     */
+    private boolean safePreSuper(int i) {
+        if (superInit < 0 || i > superInit) return false;
+        AbstractInsnNode n = insns[i];
+        int op = n.getOpcode();
+        if (op == GETFIELD || op == PUTFIELD) return false;
+        Frame<SourceValue> f = frames[i];
+        int k = consumed(n, op, f.getStackSize());
+        for (int s = Math.max(0, f.getStackSize() - k); s < f.getStackSize(); s++)
+            if (isThis(f.getStack(s))) return false;
+        return true;
+    }
+
+    /** How many stack values instruction n consumes (an upper bound of 3 for the rare others). */
+    private static int consumed(AbstractInsnNode n, int op, int size) {
+        if (n instanceof MethodInsnNode) return Type.getArgumentTypes(((MethodInsnNode) n).desc).length + (op == INVOKESTATIC ? 0 : 1);
+        if (n instanceof InvokeDynamicInsnNode) return Type.getArgumentTypes(((InvokeDynamicInsnNode) n).desc).length;
+        if (n instanceof VarInsnNode) return op >= ISTORE && op <= ASTORE ? 1 : 0;
+        if (op >= IFEQ && op <= IFLE || op == IFNULL || op == IFNONNULL || op == CHECKCAST || op == INSTANCEOF
+                || op == ARRAYLENGTH || op == ATHROW || op == NEWARRAY || op == ANEWARRAY || op == TABLESWITCH
+                || op == LOOKUPSWITCH || op >= INEG && op <= DNEG || op >= I2L && op <= I2S || op == PUTSTATIC)
+            return 1;
+        if (op >= IF_ICMPEQ && op <= IF_ACMPNE || op >= IADD && op <= DREM || op >= ISHL && op <= LXOR
+                || op >= LCMP && op <= DCMPG || op >= IALOAD && op <= SALOAD)
+            return 2;
+        if (op >= IASTORE && op <= SASTORE) return 3;
+        if (op == GETSTATIC || op == NEW || op >= ACONST_NULL && op <= LDC || op == GOTO || op == IINC || op == NOP) return 0;
+        return Math.min(3, size);
+    }
+
+    /** Whether a value is the constructor's {@code this} (local 0 as loaded before super()). */
+    private static boolean isThis(SourceValue v) {
+        for (AbstractInsnNode p : v.insns)
+            if (p.getOpcode() == ALOAD && ((VarInsnNode) p).var == 0) return true;
+        return false;
     }
 
     /** The statement id of instruction i (registered on first use). */
@@ -318,7 +364,7 @@ final class MethodInstrumenter {
 
     private boolean instrumentable(AbstractInsnNode p) {
         Integer i = index.get(p);
-        return i != null && frames[i] != null && !preSuper(i);
+        return i != null && frames[i] != null && (!preSuper(i) || safePreSuper(i));
     }
 
     String localName(int var, int at, boolean store) {

@@ -94,6 +94,8 @@ public final class R {
     private static volatile boolean recording;
     private static volatile int phase;
     private static String testId;
+    /** The running test's class and method: the frame whose line a call from the test body gets. */
+    private static String testCls, testMth;
     private static long events; // event lines of the test in the file
     private static long capCount; // events counted against the cap since the last compaction
     private static long compacted; // events compaction dropped
@@ -281,6 +283,16 @@ public final class R {
         }
     }
 
+    /** Per test method and line ("Cls#method#line"): the earlier lines that stored the locals it reads. */
+    private static final HashMap<String, int[]> bodyLines = new HashMap<>();
+
+    /** Registers the lines line {@code line} of test method {@code cls.method} reads its values from (paf.instr.BodyLines). */
+    public static void bodyLines(String cls, String method, int line, int[] from) {
+        synchronized (LOCK) {
+            bodyLines.put(cls + "#" + method + "#" + line, from);
+        }
+    }
+
     /** Registers the instance fields of a class and their declaration statements. */
     public static void classFields(String cls, String[] fields, int[] declStmts) {
         synchronized (LOCK) {
@@ -315,6 +327,8 @@ public final class R {
     public static void beginTest(String id, String cls, String method) {
         synchronized (LOCK) {
             testId = id;
+            testCls = cls;
+            testMth = method;
             events = 0;
             capCount = 0;
             compacted = 0;
@@ -483,8 +497,23 @@ public final class R {
             }
         }
         o.str(msg).a(",\"frames\":[");
-        if (full) frames(o, t.getStackTrace(), testClass, testMethod);
+        StackTraceElement[] st = full ? t.getStackTrace() : new StackTraceElement[0];
+        if (full) frames(o, st, testClass, testMethod);
         o.b(']');
+        // raised in the test method: the earlier lines whose stored values its failing line reads
+        for (StackTraceElement e : st) {
+            if (!e.getClassName().equals(testClass) || !e.getMethodName().equals(testMethod)) continue;
+            int[] from = bodyLines.get(testClass + "#" + testMethod + "#" + e.getLineNumber());
+            if (from != null) {
+                o.a(",\"read_lines\":[");
+                for (int i = 0; i < from.length; i++) {
+                    if (i > 0) o.b(',');
+                    o.num(from[i]);
+                }
+                o.b(']');
+            }
+            break;
+        }
         if (full) {
             // the thrown type's superclasses, nearest first, up to Throwable: paf eval's JCrasher
             // baseline tells errors, checked and runtime exceptions apart by them
@@ -506,19 +535,23 @@ public final class R {
     }
 
     private static void frames(Out o, StackTraceElement[] st, String testClass, String testMethod) {
-        int end = st.length;
-        for (int i = 0; i < st.length; i++) {
-            if (st[i].getClassName().equals(testClass) && st[i].getMethodName().equals(testMethod)) {
-                end = i + 1;
-                break;
-            }
+        // cut below the test method; without it on the stack (a lifecycle method), at the first
+        // frame of JUnit's or the runner's machinery. The test method is looked for first: an
+        // assertion's stack starts in org.junit.Assert, above the test method.
+        int end = -1;
+        for (int i = 0; i < st.length && end < 0; i++) {
+            if (st[i].getClassName().equals(testClass) && st[i].getMethodName().equals(testMethod)) end = i + 1;
+        }
+        for (int i = 0; i < st.length && end < 0; i++) {
             String c = st[i].getClassName();
-            if (c.startsWith("org.junit.") || c.startsWith("junit.framework.") || c.startsWith("jdk.internal.reflect.")
+            if (c.startsWith("org.junit.runner") || c.startsWith("org.junit.internal.runners")
+                    || c.startsWith("org.junit.runners") || c.startsWith("junit.framework.TestCase")
+                    || c.startsWith("junit.framework.TestResult") || c.startsWith("jdk.internal.reflect.")
                     || c.startsWith("sun.reflect.") || c.startsWith("paf.runner.")) {
                 end = i;
-                break;
             }
         }
+        if (end < 0) end = st.length;
         // an error raised inside the agent (a stack overflow, no memory): its frames, and the JDK
         // frames the agent called, are not the program's
         int first = 0;
@@ -654,6 +687,49 @@ public final class R {
         return enter(mid, self, null);
     }
 
+    /**
+     * On a stack walk from the runtime: the line of the test method below the method being
+     * entered, times 2, plus 1 when the call is a callback (its caller is neither the test method
+     * nor JUnit's assertions, which call equals for assertEquals, but other uninstrumented code:
+     * AbstractMap.equals calling entrySet); -1 without the test method (a lifecycle method).
+     */
+    private static final java.util.function.Function<java.util.stream.Stream<StackWalker.StackFrame>, Integer> TEST_LINE = s -> {
+        java.util.Iterator<StackWalker.StackFrame> it = s.iterator();
+        boolean callee = false, callback = false;
+        while (it.hasNext()) {
+            StackWalker.StackFrame f = it.next();
+            String c = f.getClassName();
+            if (c.startsWith("paf.rt.")) continue;
+            if (!callee) { // the instrumented method being entered
+                callee = true;
+                continue;
+            }
+            if (c.equals(testCls) && f.getMethodName().equals(testMth))
+                return f.getLineNumber() < 0 ? -1 : 2 * f.getLineNumber() + (callback ? 1 : 0);
+            if (!(c.startsWith("org.junit.") || c.startsWith("junit.framework."))) callback = true;
+        }
+        return -1;
+    };
+
+    /**
+     * The line of the test method that made the call being entered (a call from the test body,
+     * directly or through JUnit's assertions): what the analysis of a failure raised in the test
+     * body matches the exception's line against. -1 when the test method is not its caller (a
+     * lifecycle method, a JDK callback) or has no line table.
+     */
+    private static int testLine() {
+        if (testCls == null || testMth == null) return -1;
+        boolean was = busy;
+        busy = true; // the walk runs no instrumented code, but be sure
+        try {
+            return StackWalker.getInstance().walk(TEST_LINE);
+        } catch (Throwable t) {
+            return -1; // the line is optional: a failure to find it loses only it
+        } finally {
+            busy = was;
+        }
+    }
+
     /** The class of a lambda proxy (the JDK's generated implementation of a functional interface). */
     private static boolean lambdaProxy(Object o) {
         Class<?> c = o.getClass();
@@ -707,6 +783,13 @@ public final class R {
                     if ((matched || viaProxy) && caller.pendingSite >= 0) o.a(",\"site\":").num(caller.pendingSite);
                 }
                 if (thisId != 0) o.a(",\"this\":").num(thisId);
+                if (caller == null && !clinit) {
+                    int line = testLine();
+                    if (line >= 0) {
+                        o.a(",\"test_line\":").num(line / 2);
+                        if ((line & 1) != 0) o.a(",\"callback\":true");
+                    }
+                }
                 if (values != null && caller == null) o.a(",\"values\":").a(values);
                 o.b('}');
                 commit(ts);

@@ -928,6 +928,7 @@ public final class R {
     public static void ctorReady(Object self, int frame) {
         if (!live(frame)) return;
         synchronized (LOCK) {
+            if (!live(frame)) return; // the test may have ended while this thread waited
             TState ts = TS.get();
             if (!accepting(ts) || ids.get(self) != 0) return;
             Frame f = ts.find(frame);
@@ -968,6 +969,7 @@ public final class R {
     public static void allocArray(Object arr, int frame, int stmt) {
         if (!live(frame) || arr == null) return;
         synchronized (LOCK) {
+            if (!live(frame) || arr == null) return; // the test may have ended while this thread waited
             TState ts = TS.get();
             if (!accepting(ts)) return;
             int id = idLocked(arr);
@@ -987,6 +989,7 @@ public final class R {
     public static void exit(int frame) {
         if (!live(frame)) return;
         synchronized (LOCK) {
+            if (!live(frame)) return; // the test may have ended while this thread waited
             pop(frame, null);
         }
     }
@@ -1001,6 +1004,7 @@ public final class R {
         }
         if (!live(frame)) return;
         synchronized (LOCK) {
+            if (!live(frame)) return; // the test may have ended while this thread waited
             pop(frame, t == null ? "java.lang.Throwable" : t.getClass().getName());
         }
     }
@@ -1078,6 +1082,7 @@ public final class R {
     public static int postCall(int frame, int stmt, int temp, int callee) {
         if (!live(frame)) return -1;
         synchronized (LOCK) {
+            if (!live(frame)) return -1; // the test may have ended while this thread waited
             TState ts = TS.get();
             Frame f = ts.top();
             int h = -1;
@@ -1122,6 +1127,7 @@ public final class R {
     public static void useRef(Object v, int frame, int stmt, int role, int kind, int name, int x, int y, int how) {
         if (!live(frame)) return;
         synchronized (LOCK) {
+            if (!live(frame)) return; // the test may have ended while this thread waited
             use0(frame, stmt, role, kind, name, x, y, how, v == null);
         }
     }
@@ -1140,6 +1146,7 @@ public final class R {
     public static void use(int frame, int stmt, int role, int kind, int name, int x, int y, int how) {
         if (!live(frame)) return;
         synchronized (LOCK) {
+            if (!live(frame)) return; // the test may have ended while this thread waited
             use0(frame, stmt, role, kind, name, x, y, how, false);
         }
     }
@@ -1190,6 +1197,7 @@ public final class R {
     public static void sread(int frame, int name) {
         if (!live(frame)) return;
         synchronized (LOCK) {
+            if (!live(frame)) return; // the test may have ended while this thread waited
             staticReads.add(names.get(name));
         }
     }
@@ -1203,6 +1211,7 @@ public final class R {
     public static void sroot(Object v, int frame, int name) {
         if (!live(frame)) return;
         synchronized (LOCK) {
+            if (!live(frame)) return; // the test may have ended while this thread waited
             staticReads.add(names.get(name));
             if (v == null || plainValue(v)) return;
             if (reach.get(v) == 0) reach.put(v, name + 1);
@@ -1261,6 +1270,7 @@ public final class R {
     public static void defTemp(int frame, int stmt, int name, int how) {
         if (!live(frame)) return;
         synchronized (LOCK) {
+            if (!live(frame)) return; // the test may have ended while this thread waited
             TState ts = TS.get();
             if (!accepting(ts)) return;
             long mark = tests.mark();
@@ -1283,6 +1293,7 @@ public final class R {
             boolean cast) {
         if (!live(frame)) return;
         synchronized (LOCK) {
+            if (!live(frame)) return; // the test may have ended while this thread waited
             if (sk == vk && sn == vn && sx == vx && sy == vy && sk != K_NONE && sk != K_ELEM) return; // x = x
             if (sk == K_ELEM && vk == K_ELEM && sx == vx && sy == vy) return; // a[i] = a[i]
             if (vk == K_STATIC) staticWrites.add(names.get(vn));
@@ -1317,6 +1328,7 @@ public final class R {
     public static void branch(int frame, int stmt, int k1, int n1, int x1, int y1, int k2, int n2, int x2, int y2) {
         if (!live(frame)) return;
         synchronized (LOCK) {
+            if (!live(frame)) return; // the test may have ended while this thread waited
             if (k1 == K_STATIC) staticReads.add(names.get(n1));
             if (k2 == K_STATIC) staticReads.add(names.get(n2));
             TState ts = TS.get();

@@ -7,7 +7,7 @@ pub use text::{Lists, text};
 
 use serde::Serialize;
 
-use crate::analysis::{CrashVar, Failure};
+use crate::analysis::{CrashKind, CrashVar, Failure};
 use crate::engine::Analysis;
 use crate::report::{FlowSetReport, Location, Report, Resolver, SourcePaths, Step};
 use crate::trace::{Outcome, Tables};
@@ -32,6 +32,13 @@ pub struct Explanation {
     pub crash_statement: Option<Location>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
+    /// Raised in the test body: the crash variables come from the values the code under test
+    /// returned to the failing line (docs/algorithm.md).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub in_test_body: bool,
+    /// The Randoop contract the test's check broke.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub contract: Option<String>,
     pub variables: Vec<VarExplanation>,
     /// The test's flow-set as `paf rank` reports it, with every covering test listed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -95,6 +102,8 @@ pub fn explain_with_paths(
         mut_entered_at_event: None,
         crash_statement: None,
         fallback: None,
+        in_test_body: false,
+        contract: None,
         variables: Vec::new(),
         flow_set: None,
         test_rank: report.tests.iter().find(|t| t.test == id).map(|t| t.rank),
@@ -120,6 +129,8 @@ pub fn explain_with_paths(
     e.mut_entered_at_event = Some(failure.mut_enter);
     e.crash_statement = Some(r.location(failure.crash_stmt));
     e.fallback = failure.fallback.clone();
+    e.in_test_body = failure.kind == CrashKind::Returned;
+    e.contract = failure.contract.clone();
     e.variables = failure
         .vars
         .iter()

@@ -58,6 +58,15 @@ pub fn text(e: &Explanation, lists: Lists) -> String {
         e.test,
         e.exception.as_deref().unwrap_or("")
     ));
+    if let Some(c) = &e.contract {
+        out.push_str(&format!("Randoop contract broken: {c}.\n"));
+    }
+    if e.in_test_body {
+        out.push_str(
+            "Raised in the test body: the crash variables come from the values the code under \
+             test returned to the failing line.\n",
+        );
+    }
     if let (Some(m), Some(at)) = (&e.mut_method, e.mut_entered_at_event) {
         out.push_str(&format!(
             "Method under test: {m} (entered at event {at}).\n"

@@ -12,7 +12,7 @@
 
 use std::rc::Rc;
 
-use super::backtrack::{DefNode, backtrack};
+use super::backtrack::DefNode;
 use super::crash::{BodyCalls, LINE_CALLS_KEPT, LineCalls, Returned, Seen, Tracker};
 use super::failure::{CrashKind, CrashVar, Failure, Site};
 use super::replay::DefHow;
@@ -220,21 +220,13 @@ fn made_at(ret: &Rc<DefNode>) -> Option<StmtIx> {
 fn body_vars(uses: &[Seen], mut_start: i64) -> Vec<CrashVar> {
     let mut vars: Vec<CrashVar> = Vec::new();
     for u in uses {
-        let (origin, origin_time, chain) = backtrack(u.var, u.stmt, u.reach.as_ref());
-        if vars
+        let v = CrashVar::backtracked(u, u.stmt, mut_start);
+        if !vars
             .iter()
-            .any(|v| v.at == u.stmt && v.var == u.var && v.origin == origin)
+            .any(|w| w.at == v.at && w.var == v.var && w.origin == v.origin)
         {
-            continue;
+            vars.push(v);
         }
-        vars.push(CrashVar {
-            at: u.stmt,
-            var: u.var,
-            origin,
-            local: origin_time.is_some_and(|t| t >= mut_start),
-            origin_time,
-            chain,
-        });
     }
     vars
 }

@@ -607,18 +607,26 @@ pub(super) fn crash_vars(uses: &[Seen], mut_start: i64) -> Vec<CrashVar> {
         if vars.iter().any(|v| v.var == u.var) {
             continue;
         }
+        vars.push(CrashVar::backtracked(u, uses[0].stmt, mut_start));
+    }
+    vars
+}
+
+impl CrashVar {
+    /// The crash variable of use `u`, used at `at` (theta's use), backtracked to its origin;
+    /// local if the origin executed after the MUT was entered (`mut_start`, a locality time).
+    pub(super) fn backtracked(u: &Seen, at: StmtIx, mut_start: i64) -> CrashVar {
         let reach: Option<&Rc<DefNode>> = u.reach.as_ref();
         let (origin, origin_time, chain) = backtrack(u.var, u.stmt, reach);
-        vars.push(CrashVar {
-            at: uses[0].stmt,
+        CrashVar {
+            at,
             var: u.var,
             origin,
             local: origin_time.is_some_and(|t| t >= mut_start),
             origin_time,
             chain,
-        });
+        }
     }
-    vars
 }
 
 impl fmt::Display for CrashKind {

@@ -128,7 +128,7 @@ pub fn read_small(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>, Problem>
 
 /// Opens `path` for reading its decompressed bytes (a `.gz` or `.zst` file is decompressed on
 /// the fly), with a handle on the count of the file's own bytes read so far.
-pub(crate) fn open_decoded(path: &Path) -> Result<(Box<dyn Read + Send>, Arc<AtomicU64>), Problem> {
+pub fn open_decoded(path: &Path) -> Result<(Box<dyn Read + Send>, Arc<AtomicU64>), Problem> {
     let file = open_regular(path)?;
     let read = Arc::new(AtomicU64::new(0));
     let file = Counting {

@@ -7,6 +7,7 @@
 //! checks that span the file, and [`TestReader`] does all three on the calling thread.
 
 pub mod assemble;
+pub mod fast;
 pub mod feed;
 pub mod ids;
 pub mod ledger;

@@ -62,7 +62,7 @@ pub enum Kind {
 }
 
 /// A variable reference; exactly one of the kind fields must be present.
-#[derive(Deserialize, Serialize, Default, Clone)]
+#[derive(Deserialize, Serialize, Default, Clone, Debug, PartialEq)]
 pub struct Var<'a> {
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
     pub local: Option<Cow<'a, str>>,
@@ -89,7 +89,7 @@ pub struct Var<'a> {
     pub ret: Option<u64>,
 }
 
-#[derive(Deserialize, Serialize, Clone)]
+#[derive(Deserialize, Serialize, Clone, Debug, PartialEq)]
 pub struct FieldDefault<'a> {
     #[serde(borrow)]
     pub field: Cow<'a, str>,
@@ -97,7 +97,7 @@ pub struct FieldDefault<'a> {
 }
 
 /// Any line of `tests.jsonl`.
-#[derive(Deserialize, Serialize, Default)]
+#[derive(Deserialize, Serialize, Default, Debug, PartialEq)]
 pub struct Record<'a> {
     pub k: Kind,
     #[serde(borrow, default, skip_serializing_if = "Option::is_none")]

@@ -1,0 +1,341 @@
+//! A hand-written parser for the record lines tracers actually write: compact JSON (no
+//! whitespace), no escapes in strings, non-negative integers. It fills a [`Record`] in place,
+//! borrowing every string from the line, and gives up on anything else, for serde to parse.
+//!
+//! Why: serde's derived parser builds the large flat [`Record`] in locals and moves it (a
+//! fifth of the reading time went to `memmove`), and matches each key through generic code.
+//! This parser does neither, so it must agree with serde exactly: it accepts a line only if
+//! serde would accept it and give the same record, and returns `false` on every surprise
+//! (whitespace, an escape or control character in a string, a number that is negative,
+//! fractional, with an exponent or too large for a `u64`, `null` for a known field, a
+//! repeated known key, an unknown variant, a missing `"k"`, anything after the object), so
+//! that every error message and every accepted input stay serde's. `tests/fast_parse.rs` (a
+//! property test over generated odd records) and the unit tests below check that agreement.
+//!
+//! The rare structured fields (`exception`, `values`) are handed to serde on the bytes of their
+//! value alone; unknown fields are skipped with the same strict rules (objects and arrays of
+//! plain values, nested at most [`MAX_DEPTH`] deep).
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use super::model::{How, Outcome, Role};
+use super::raw::{FieldDefault, Kind, Record, Var};
+
+/// Unknown values nested deeper than this are left to serde.
+const MAX_DEPTH: usize = 16;
+/// Values handed to serde with more brackets than this are left to its whole-line parse
+/// (serde_json stops at 128 levels of nesting).
+const MAX_SERDE_BRACKETS: usize = 64;
+
+/// Parses `text` (one line without its line end) into `record`, which must be
+/// `Record::default()`. `true`: `record` is exactly what `serde_json::from_str` gives. `false`:
+/// the line needs serde (it may be valid or not); `record` holds anything.
+pub fn parse_into<'t>(text: &'t str, record: &mut Record<'t>) -> bool {
+    let mut p = Parser {
+        text,
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    p.record(record).is_some() && p.at == p.bytes.len()
+}
+
+/// A position in one line; every method returns `None` to give up.
+struct Parser<'t> {
+    text: &'t str,
+    bytes: &'t [u8],
+    at: usize,
+}
+
+/// Sets a field once: a repeated known key is serde's "duplicate field" error.
+fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+    if slot.is_some() {
+        return None;
+    }
+    *slot = Some(value);
+    Some(())
+}
+
+impl<'t> Parser<'t> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.at).copied()
+    }
+
+    fn eat(&mut self, b: u8) -> Option<()> {
+        (self.peek()? == b).then(|| self.at += 1)
+    }
+
+    /// The members of an object, `{` already eaten: calls `member` with each key (the parser
+    /// then at its value) until the closing `}`.
+    fn members(&mut self, mut member: impl FnMut(&mut Self, &'t [u8]) -> Option<()>) -> Option<()> {
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            let key = self.string()?.as_bytes();
+            self.eat(b':')?;
+            member(self, key)?;
+            match self.peek()? {
+                b',' => self.at += 1,
+                b'}' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The elements of an array, `[` already eaten, each read by `element`.
+    fn elements(&mut self, mut element: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            element(self)?;
+            match self.peek()? {
+                b',' => self.at += 1,
+                b']' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A string without escapes or control characters, borrowed from the line.
+    fn string(&mut self) -> Option<&'t str> {
+        self.eat(b'"')?;
+        let start = self.at;
+        let rest = &self.bytes[start..];
+        let len = rest
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        if rest[len] != b'"' {
+            return None;
+        }
+        self.at = start + len + 1;
+        // Both ends are ASCII quotes, so the slice is on character boundaries.
+        self.text.get(start..start + len)
+    }
+
+    fn cow(&mut self) -> Option<Cow<'t, str>> {
+        self.string().map(Cow::Borrowed)
+    }
+
+    /// A non-negative integer that fits a `u64`, in JSON's spelling (no leading zero), not
+    /// followed by a fraction or an exponent.
+    fn u64(&mut self) -> Option<u64> {
+        let rest = &self.bytes[self.at..];
+        let digits = rest.iter().position(|b| !b.is_ascii_digit())?;
+        if digits == 0 || (digits > 1 && rest[0] == b'0') || digits > 20 {
+            return None;
+        }
+        if matches!(rest[digits], b'.' | b'e' | b'E') {
+            return None;
+        }
+        let mut n: u64 = 0;
+        for &d in &rest[..digits] {
+            n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+        }
+        self.at += digits;
+        Some(n)
+    }
+
+    fn bool(&mut self) -> Option<bool> {
+        let rest = &self.bytes[self.at..];
+        if rest.starts_with(b"true") {
+            self.at += 4;
+            Some(true)
+        } else if rest.starts_with(b"false") {
+            self.at += 5;
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// A field that serde parses (`exception`, `values`): the value's own bytes, found by
+    /// serde's streaming reader, so that the result is serde's.
+    fn serde<T: Deserialize<'t>>(&mut self) -> Option<T> {
+        let rest = self.text.get(self.at..)?;
+        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<T>();
+        let value = stream.next()?.ok()?;
+        let end = self.at + stream.byte_offset();
+        // Serde's nesting limit counts from the record, one level above this value: a value
+        // nested near the limit is left to serde's whole-line parse (brackets inside strings
+        // count too, which only sends more lines there).
+        let brackets = self.bytes[self.at..end]
+            .iter()
+            .filter(|&&b| b == b'{' || b == b'[')
+            .count();
+        if brackets > MAX_SERDE_BRACKETS {
+            return None;
+        }
+        self.at = end;
+        Some(value)
+    }
+
+    /// Skips a value of a field serde ignores.
+    fn skip(&mut self, depth: usize) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match self.peek()? {
+            b'"' => self.string().map(drop),
+            b'{' => {
+                self.at += 1;
+                self.members(|p, _| p.skip(depth + 1))
+            }
+            b'[' => {
+                self.at += 1;
+                self.elements(|p| p.skip(depth + 1))
+            }
+            b't' | b'f' => self.bool().map(drop),
+            b'n' => {
+                let null = self.bytes[self.at..].starts_with(b"null");
+                null.then(|| self.at += 4)
+            }
+            b'-' => {
+                self.at += 1;
+                self.u64().map(drop)
+            }
+            _ => self.u64().map(drop),
+        }
+    }
+
+    fn kind(&mut self) -> Option<Kind> {
+        Some(match self.string()? {
+            "begin" => Kind::Begin,
+            "end" => Kind::End,
+            "enter" => Kind::Enter,
+            "exit" => Kind::Exit,
+            "def" => Kind::Def,
+            "use" => Kind::Use,
+            "branch" => Kind::Branch,
+            "alloc" => Kind::Alloc,
+            _ => return None,
+        })
+    }
+
+    fn outcome(&mut self) -> Option<Outcome> {
+        match self.string()? {
+            "pass" => Some(Outcome::Pass),
+            "fail" => Some(Outcome::Fail),
+            _ => None,
+        }
+    }
+
+    fn how(&mut self) -> Option<How> {
+        Some(match self.string()? {
+            "const" => How::Const,
+            "new" => How::New,
+            "arith" => How::Arith,
+            "call" => How::Call,
+            "param" => How::Param,
+            "other" => How::Other,
+            _ => return None,
+        })
+    }
+
+    fn role(&mut self) -> Option<Role> {
+        Some(match self.string()? {
+            "deref" => Role::Deref,
+            "index" => Role::Index,
+            "arg" => Role::Arg,
+            "value" => Role::Value,
+            _ => return None,
+        })
+    }
+
+    /// A variable reference object.
+    fn var(&mut self) -> Option<Var<'t>> {
+        self.eat(b'{')?;
+        let mut v = Var::default();
+        self.members(|p, key| match key {
+            b"local" => once(&mut v.local, p.cow()?),
+            b"frame" => once(&mut v.frame, p.u64()?),
+            b"field" => once(&mut v.field, p.cow()?),
+            b"obj" => once(&mut v.obj, p.u64()?),
+            b"static" => once(&mut v.static_, p.cow()?),
+            b"elem" => once(&mut v.elem, p.u64()?),
+            b"index" => once(&mut v.index, p.u64()?),
+            b"name" => once(&mut v.name, p.cow()?),
+            b"ret" => once(&mut v.ret, p.u64()?),
+            _ => p.skip(1),
+        })?;
+        Some(v)
+    }
+
+    fn vars(&mut self) -> Option<Vec<Var<'t>>> {
+        self.eat(b'[')?;
+        let mut vars = Vec::new();
+        self.elements(|p| {
+            vars.push(p.var()?);
+            Some(())
+        })?;
+        Some(vars)
+    }
+
+    /// The `fields` of an `alloc`: `{"field": ..., "stmt": ...}` objects, both required.
+    fn field_defaults(&mut self) -> Option<Vec<FieldDefault<'t>>> {
+        self.eat(b'[')?;
+        let mut out = Vec::new();
+        self.elements(|p| {
+            p.eat(b'{')?;
+            let (mut field, mut stmt) = (None, None);
+            p.members(|p, key| match key {
+                b"field" => once(&mut field, p.cow()?),
+                b"stmt" => once(&mut stmt, p.u64()?),
+                _ => p.skip(1),
+            })?;
+            out.push(FieldDefault {
+                field: field?,
+                stmt: stmt?,
+            });
+            Some(())
+        })?;
+        Some(out)
+    }
+
+    /// The whole record: every field of [`Record`], by key, in any order.
+    fn record(&mut self, r: &mut Record<'t>) -> Option<()> {
+        self.eat(b'{')?;
+        let mut k = None;
+        self.members(|p, key| match key {
+            b"k" => once(&mut k, p.kind()?),
+            b"test" => once(&mut r.test, p.cow()?),
+            b"outcome" => once(&mut r.outcome, p.outcome()?),
+            b"exception" => once(&mut r.exception, p.serde()?),
+            b"events" => once(&mut r.events, p.u64()?),
+            b"truncated" => once(&mut r.truncated, p.bool()?),
+            b"frame" => once(&mut r.frame, p.u64()?),
+            b"method" => once(&mut r.method, p.cow()?),
+            b"caller" => once(&mut r.caller, p.u64()?),
+            b"this" => once(&mut r.this, p.u64()?),
+            b"test_line" => once(&mut r.test_line, p.u64()?),
+            b"callback" => once(&mut r.callback, p.bool()?),
+            b"throw" => once(&mut r.throw, p.cow()?),
+            b"stmt" => once(&mut r.stmt, p.u64()?),
+            b"var" => once(&mut r.var, p.var()?),
+            b"from" => once(&mut r.from, p.var()?),
+            b"cast" => once(&mut r.cast, p.bool()?),
+            b"how" => once(&mut r.how, p.how()?),
+            b"callee" => once(&mut r.callee, p.cow()?),
+            b"role" => once(&mut r.role, p.role()?),
+            b"null" => once(&mut r.null, p.bool()?),
+            b"uses" => once(&mut r.uses, p.vars()?),
+            b"obj" => once(&mut r.obj, p.u64()?),
+            b"fields" => once(&mut r.fields, p.field_defaults()?),
+            b"length" => once(&mut r.length, p.u64()?),
+            b"values" => once(&mut r.values, p.serde()?),
+            _ => p.skip(1),
+        })?;
+        r.k = k?;
+        Some(())
+    }
+}

@@ -252,10 +252,17 @@ impl<'t> Parser<'t> {
         })
     }
 
-    /// A variable reference object.
-    fn var(&mut self) -> Option<Var<'t>> {
+    /// A variable reference object, into `slot` (once): parsed in place, as a `Var` is large.
+    fn var_into(&mut self, slot: &mut Option<Var<'t>>) -> Option<()> {
+        if slot.is_some() {
+            return None;
+        }
+        self.var(slot.insert(Var::default()))
+    }
+
+    /// A variable reference object, into `v` (a `Var::default()`).
+    fn var(&mut self, v: &mut Var<'t>) -> Option<()> {
         self.eat(b'{')?;
-        let mut v = Var::default();
         self.members(|p, key| match key {
             b"local" => once(&mut v.local, p.cow()?),
             b"frame" => once(&mut v.frame, p.u64()?),
@@ -267,16 +274,16 @@ impl<'t> Parser<'t> {
             b"name" => once(&mut v.name, p.cow()?),
             b"ret" => once(&mut v.ret, p.u64()?),
             _ => p.skip(1),
-        })?;
-        Some(v)
+        })
     }
 
     fn vars(&mut self) -> Option<Vec<Var<'t>>> {
         self.eat(b'[')?;
         let mut vars = Vec::new();
         self.elements(|p| {
-            vars.push(p.var()?);
-            Some(())
+            vars.push(Var::default());
+            let last = vars.last_mut()?;
+            p.var(last)
         })?;
         Some(vars)
     }
@@ -321,8 +328,8 @@ impl<'t> Parser<'t> {
             b"callback" => once(&mut r.callback, p.bool()?),
             b"throw" => once(&mut r.throw, p.cow()?),
             b"stmt" => once(&mut r.stmt, p.u64()?),
-            b"var" => once(&mut r.var, p.var()?),
-            b"from" => once(&mut r.from, p.var()?),
+            b"var" => p.var_into(&mut r.var),
+            b"from" => p.var_into(&mut r.from),
             b"cast" => once(&mut r.cast, p.bool()?),
             b"how" => once(&mut r.how, p.how()?),
             b"callee" => once(&mut r.callee, p.cow()?),
@@ -337,5 +344,160 @@ impl<'t> Parser<'t> {
         })?;
         r.k = k?;
         Some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::parse_into;
+    use crate::trace::model::{How, Outcome, Role};
+    use crate::trace::raw::{FieldDefault, Kind, Record, Var};
+
+    /// The fast parse of `line`, if it takes it; when it does, serde must agree.
+    fn fast(line: &str) -> Option<Record<'_>> {
+        let mut record = Record::default();
+        if !parse_into(line, &mut record) {
+            return None;
+        }
+        let serde: Record<'_> = serde_json::from_str(line).expect("serde takes what fast takes");
+        assert_eq!(serde, record, "{line}");
+        Some(record)
+    }
+
+    fn local(name: &str) -> Var<'_> {
+        Var {
+            local: Some(Cow::Borrowed(name)),
+            ..Var::default()
+        }
+    }
+
+    #[test]
+    fn the_records_tracers_write_are_taken() {
+        let def = fast(
+            r#"{"k":"def","frame":2,"stmt":215,"var":{"field":"synth.W.f2","obj":1},"from":{"local":"b"},"cast":true}"#,
+        )
+        .unwrap();
+        assert_eq!(def.k, Kind::Def);
+        assert_eq!(
+            (def.frame, def.stmt, def.cast),
+            (Some(2), Some(215), Some(true))
+        );
+        let var = def.var.unwrap();
+        assert_eq!(var.field.as_deref(), Some("synth.W.f2"));
+        assert_eq!(var.obj, Some(1));
+        assert_eq!(def.from, Some(local("b")));
+        assert!(def.how.is_none() && def.test.is_none());
+
+        let alloc = fast(
+            r#"{"k":"alloc","obj":1,"class":"P","frame":1,"fields":[{"field":"P.e","stmt":31},{"field":"P.p","stmt":32}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            alloc.fields.unwrap(),
+            vec![
+                FieldDefault {
+                    field: "P.e".into(),
+                    stmt: 31
+                },
+                FieldDefault {
+                    field: "P.p".into(),
+                    stmt: 32
+                }
+            ]
+        );
+
+        let branch = fast(r#"{"k":"branch","frame":3,"stmt":9,"uses":[{"local":"a"},{"elem":4,"index":0,"name":"xs"}]}"#)
+            .unwrap();
+        let uses = branch.uses.unwrap();
+        assert_eq!(uses[0], local("a"));
+        assert_eq!(
+            (uses[1].elem, uses[1].index, uses[1].name.as_deref()),
+            (Some(4), Some(0), Some("xs"))
+        );
+
+        let use_ =
+            fast(r#"{"k":"use","frame":2,"stmt":42,"var":{"ret":3},"role":"deref","null":true}"#)
+                .unwrap();
+        assert_eq!(
+            (use_.role, use_.null, use_.var.unwrap().ret),
+            (Some(Role::Deref), Some(true), Some(3))
+        );
+
+        let made = fast(r#"{"k":"def","frame":3,"stmt":45,"var":{"local":"e"},"how":"call","callee":"java.util.HashMap.get"}"#)
+            .unwrap();
+        assert_eq!(
+            (made.how, made.callee.as_deref()),
+            (Some(How::Call), Some("java.util.HashMap.get"))
+        );
+
+        let exit =
+            fast(r#"{"k":"exit","frame":3,"throw":"java.lang.NullPointerException"}"#).unwrap();
+        assert_eq!(
+            exit.throw.as_deref(),
+            Some("java.lang.NullPointerException")
+        );
+    }
+
+    #[test]
+    fn structured_fields_and_unknown_ones_are_taken() {
+        let end = fast(
+            r#"{"k":"end","test":"t1","outcome":"fail","events":22,"exception":{"type":"E","message":null,"frames":[{"class":"C","method":"m","file":"C.java","line":47}]},"statics":{"a":[1,-2,{"b":null}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (end.test.as_deref(), end.outcome, end.events),
+            (Some("t1"), Some(Outcome::Fail), Some(22))
+        );
+        let e = end.exception.unwrap();
+        assert_eq!((e.kind.as_str(), e.frames[0].line), ("E", 47));
+
+        let enter = fast(
+            r#"{"k":"enter","frame":5,"method":"C.priceOf","this":6,"site":3,"values":{"args":{"name":{"length":4}},"fields":{"C.count":0}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (enter.frame, enter.this, enter.method.as_deref()),
+            (Some(5), Some(6), Some("C.priceOf"))
+        );
+        assert_eq!(enter.values.unwrap().args.len(), 1);
+
+        // Keys in any order; u64::MAX is a u64; unicode is not an escape.
+        let odd =
+            fast(r#"{"stmt":18446744073709551615,"k":"use","var":{"local":"café"},"frame":0}"#)
+                .unwrap();
+        assert_eq!((odd.stmt, odd.frame), (Some(u64::MAX), Some(0)));
+        assert_eq!(odd.var.unwrap(), local("café"));
+    }
+
+    #[test]
+    fn every_surprise_is_left_to_serde() {
+        for line in [
+            r#"{"k": "exit","frame":1}"#, // whitespace
+            r#" {"k":"exit","frame":1}"#,
+            r#"{"k":"exit","frame":1} "#,
+            r#"{"k":"exit","method":"a\"b"}"#, // escapes
+            r#"{"k":"\u0065xit","frame":1}"#,
+            "{\"k\":\"exit\",\"method\":\"a\tb\"}", // a control character (serde: an error)
+            r#"{"k":"exit","frame":-1}"#,           // numbers that are not u64s
+            r#"{"k":"exit","frame":1.0}"#,
+            r#"{"k":"exit","frame":1e2}"#,
+            r#"{"k":"exit","frame":01}"#,
+            r#"{"k":"exit","frame":18446744073709551616}"#,
+            r#"{"k":"exit","frame":null}"#, // null for a known field (serde: None)
+            r#"{"k":"exit","frame":1,"frame":2}"#, // a repeated key
+            r#"{"k":"Exit","frame":1}"#,    // an unknown variant
+            r#"{"frame":1}"#,               // no kind
+            r#"{"k":"exit","frame":1}x"#,   // trailing bytes
+            r#"{"k":"exit","frame":1,}"#,
+            r#"{"k":"exit","frame":1"#,     // truncated
+            r#"{"k":"exit","x":1.5}"#,      // an unknown field holding a fraction
+            r#"{"k":"exit","frame":true}"#, // a wrong type
+            r#"{"k":"alloc","obj":1,"fields":[{"field":"f"}]}"#, // a field default without stmt
+            r#"{"k":"exit","x":[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]}"#, // nested deeper than MAX_DEPTH
+        ] {
+            assert!(fast(line).is_none(), "fast took {line}");
+        }
     }
 }

@@ -139,33 +139,49 @@ impl Piece {
         let bytes = self.bytes.as_deref().unwrap_or_default();
         let mut number = self.first_line;
         let mut overlong = self.overlong.iter().copied().peekable();
-        bytes
-            .split_inclusive(|&b| b == b'\n')
-            .filter_map(move |raw| {
-                let n = number;
-                number += 1;
-                if overlong.next_if_eq(&n).is_some() {
-                    return Some((n, Err(overlong_problem(path, n))));
-                }
-                let line = trim_line_end(raw);
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    return None;
-                }
-                Some((
-                    n,
-                    std::str::from_utf8(line).map_err(|e| Problem {
-                        file: path.to_path_buf(),
-                        line: Some(n),
-                        column: Some(e.valid_up_to() as u64 + 1),
-                        message: "not UTF-8: expected a UTF-8 encoded JSON object".to_string(),
-                    }),
-                ))
-            })
+        // Each line with its `\n` (the last one may lack it), found by memchr: splitting with a
+        // byte predicate took a tenth of the reading time.
+        let mut start = 0;
+        let raw_lines = std::iter::from_fn(move || {
+            let rest = bytes.get(start..).filter(|r| !r.is_empty())?;
+            let len = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+            start += len;
+            Some(&rest[..len])
+        });
+        raw_lines.filter_map(move |raw| {
+            let n = number;
+            number += 1;
+            if overlong.next_if_eq(&n).is_some() {
+                return Some((n, Err(overlong_problem(path, n))));
+            }
+            let line = trim_line_end(raw);
+            if line.iter().all(u8::is_ascii_whitespace) {
+                return None;
+            }
+            Some((
+                n,
+                utf8(line).map_err(|e| Problem {
+                    file: path.to_path_buf(),
+                    line: Some(n),
+                    column: Some(e.valid_up_to() as u64 + 1),
+                    message: "not UTF-8: expected a UTF-8 encoded JSON object".to_string(),
+                }),
+            ))
+        })
     }
 
     /// Bytes the piece holds (a dropped piece counts a little, so that batches of them end).
     fn weight(&self) -> usize {
         self.bytes.as_ref().map_or(64, Vec::len)
+    }
+}
+
+/// A line as text: checked by simdutf8's SIMD check (std's took 4% of the reading time), and
+/// on a bad line by std's, which says where the bad bytes start.
+fn utf8(line: &[u8]) -> Result<&str, std::str::Utf8Error> {
+    match simdutf8::basic::from_utf8(line) {
+        Ok(text) => Ok(text),
+        Err(_) => std::str::from_utf8(line),
     }
 }
 
@@ -200,7 +216,7 @@ fn header(line: &[u8]) -> Option<Header> {
         Kind::Begin => Some(Header::Begin(record.test.map(|t| t.into_owned()))),
         Kind::End => Some(Header::End(EndHeader {
             outcome: record.outcome,
-            exception: record.exception,
+            exception: record.exception.map(|e| *e),
             truncated: record.truncated.unwrap_or(false),
         })),
         _ => None,

@@ -203,7 +203,7 @@ impl<'w> TestWriter<'w> {
                 k: Kind::End,
                 test: Some(Cow::Borrowed(name)),
                 outcome: Some(outcome),
-                exception,
+                exception: exception.map(Box::new),
                 events: Some(events),
                 ..Record::default()
             },

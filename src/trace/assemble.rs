@@ -401,7 +401,7 @@ fn finish(
         id: t.id,
         line: t.line,
         outcome,
-        exception: end.exception.clone(),
+        exception: end.exception.as_deref().cloned(),
         truncated: end.truncated.unwrap_or(false),
         events: t.events,
     })
@@ -574,7 +574,7 @@ impl<I: Intern> Converter<'_, '_, I> {
             method,
             caller: r.caller,
             this: r.this,
-            values: r.values.clone().map(Box::new),
+            values: r.values.clone(),
             test_line,
             callback: r.callback.unwrap_or(false),
         })

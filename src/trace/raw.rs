@@ -104,8 +104,9 @@ pub struct Record<'a> {
     pub test: Option<Cow<'a, str>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
+    /// Boxed, as `values`: rare fields, and a record is built for every line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exception: Option<ExceptionInfo>,
+    pub exception: Option<Box<ExceptionInfo>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub events: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -151,5 +152,5 @@ pub struct Record<'a> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub values: Option<EntryValues>,
+    pub values: Option<Box<EntryValues>>,
 }

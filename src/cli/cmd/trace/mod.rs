@@ -350,6 +350,11 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
 }
 
 /// Runs the supervisor JVM into `bundle`; its exit code (0 written, 2 usage, else failure).
+/// Flags of the short-lived JVMs paf starts (the supervisor, the static analysis): C1 alone and
+/// a serial collector, since C2 and a parallel collector spend a core on a run of seconds
+/// (docs/performance.md, "The tracer").
+const SHORT_JVM: [&str; 2] = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"];
+
 fn supervise(
     a: &JavaArgs,
     job: &Job,
@@ -359,7 +364,8 @@ fn supervise(
     bundle: &Path,
 ) -> Result<i32, CliError> {
     let mut cmd = Command::new(java);
-    cmd.arg("-cp")
+    cmd.args(SHORT_JVM)
+        .arg("-cp")
         .arg(tracer.jar("paf-runner.jar"))
         .arg("paf.runner.Supervisor")
         .args(["--classpath", &job.classpath])
@@ -458,7 +464,8 @@ fn add_static_duas(
     )
     .map_err(|e| CliError::Usage(format!("--asm: {e}")))?;
     let mut cmd = Command::new(java);
-    cmd.arg("-cp")
+    cmd.args(SHORT_JVM)
+        .arg("-cp")
         .arg(cp)
         .arg("paf.instr.StaticDuas")
         .arg("--work")

@@ -9,8 +9,9 @@ mod project;
 mod tracer;
 
 use std::ffi::OsString;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use clap::{Args, Subcommand};
 
@@ -196,8 +197,20 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
     refuse_inputs(out, entries(job.sourcepath.as_deref()))?;
     let staging = sibling(out, "new")?;
     let _ = std::fs::remove_dir_all(&staging);
-    let code = supervise(&a, &job, &tracer, &java, &deps, &staging)?;
+    let static_duas = start_static_duas(&a, &job, &tracer, &java, &asm, &staging);
+    let code = match supervise(&a, &job, &tracer, &java, &deps, &staging) {
+        Ok(code) => code,
+        Err(e) => {
+            if let Ok(child) = static_duas {
+                stop(child);
+            }
+            return Err(e);
+        }
+    };
     if code != 0 {
+        if let Ok(child) = static_duas {
+            stop(child);
+        }
         let _ = std::fs::remove_dir_all(&staging);
         return Ok(match code {
             2 => exit::BAD_INPUT, // the supervisor said why, naming the flag
@@ -209,7 +222,7 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
             }
         });
     }
-    let added = add_static_duas(&a, &job, &tracer, &java, &asm, &staging);
+    let added = add_static_duas(static_duas, &staging);
     if !a.keep_work {
         let _ = std::fs::remove_dir_all(staging.join(".work"));
     }
@@ -422,41 +435,18 @@ fn supervise(
     Ok(status.code().unwrap_or(i32::from(exit::INTERNAL)))
 }
 
-/// Analyzes the new bundle's failing tests and has the front end compute the static DUAs of
-/// their crash uses into it (docs/algorithm.md, "Static DUAs"). Returns (DUAs, crash uses).
-fn add_static_duas(
+/// Starts the front end's static analysis (`paf.instr.StaticDuas`) before the tests run: it
+/// indexes the class path while they run and waits for the crash uses on stdin, so its JVM's
+/// start and its index cost no wall time (docs/performance.md, "The tracer"). `None` when it
+/// cannot start; [`add_static_duas`] then says why.
+fn start_static_duas(
     a: &JavaArgs,
     job: &Job,
     tracer: &Tracer,
     java: &OsString,
     asm: &str,
     bundle: &Path,
-) -> Result<(usize, usize), CliError> {
-    let unreadable = |problems: Vec<crate::trace::Problem>| {
-        for p in problems.iter().take(20) {
-            output::error(p);
-        }
-        CliError::Internal(format!(
-            "the Java front end wrote a bundle paf cannot read ({}); this is a bug in the \
-             tracer",
-            words::counted(problems.len(), "problem")
-        ))
-    };
-    let opened = Bundle::open(bundle).map_err(unreadable)?;
-    let uses = engine::crash_uses(&opened, Jobs::all_cores(), &mut ()).map_err(unreadable)?;
-    drop(opened);
-    if uses.is_empty() {
-        return Ok((0, 0));
-    }
-    let work = bundle.join(".work");
-    let queries = work.join("queries.jsonl");
-    let lines: String = uses
-        .iter()
-        .map(|u| serde_json::to_string(u).map(|l| l + "\n"))
-        .collect::<Result<_, _>>()
-        .map_err(|e| CliError::Internal(format!("crash uses as JSON: {e}")))?;
-    std::fs::write(&queries, lines)
-        .map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", queries.display())))?;
+) -> Result<Child, CliError> {
     let cp = std::env::join_paths(
         [tracer.jar("paf-instr.jar"), tracer.jar("paf-rt.jar")]
             .into_iter()
@@ -469,21 +459,75 @@ fn add_static_duas(
         .arg(cp)
         .arg("paf.instr.StaticDuas")
         .arg("--work")
-        .arg(&work)
+        .arg(bundle.join(".work"))
         .arg("--bundle")
         .arg(bundle)
-        .arg("--queries")
-        .arg(&queries)
+        .args(["--queries", "-"])
         .args(["--classpath", &job.classpath, "--include", &job.include])
         .args(["--exclude", a.exclude.as_deref().unwrap_or("")])
         .args(["--tests", &job.tests])
         .args(["--sourcepath", job.sourcepath.as_deref().unwrap_or("")])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
     if a.verbose {
         output::note(format!("paf trace: {cmd:?}"));
     }
-    let run = cmd
-        .output()
+    cmd.spawn()
+        .map_err(|e| CliError::Internal(format!("cannot run the static analysis: {e}")))
+}
+
+/// Stops a static analysis that is not needed (the tracing failed, or no failing test has a
+/// crash use): it has written nothing.
+fn stop(mut child: Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Analyzes the new bundle's failing tests and sends their crash uses to the static analysis
+/// started by [`start_static_duas`], which writes their static DUAs into the bundle
+/// (docs/algorithm.md, "Static DUAs"). Returns (DUAs, crash uses).
+fn add_static_duas(
+    static_duas: Result<Child, CliError>,
+    bundle: &Path,
+) -> Result<(usize, usize), CliError> {
+    let unreadable = |problems: Vec<crate::trace::Problem>| {
+        for p in problems.iter().take(20) {
+            output::error(p);
+        }
+        CliError::Internal(format!(
+            "the Java front end wrote a bundle paf cannot read ({}); this is a bug in the \
+             tracer",
+            words::counted(problems.len(), "problem")
+        ))
+    };
+    let analyzed = Bundle::open(bundle)
+        .and_then(|opened| engine::crash_uses(&opened, Jobs::all_cores(), &mut ()));
+    let uses = match analyzed {
+        Ok(uses) => uses,
+        Err(problems) => {
+            if let Ok(child) = static_duas {
+                stop(child);
+            }
+            return Err(unreadable(problems));
+        }
+    };
+    let mut child = static_duas?;
+    if uses.is_empty() {
+        stop(child);
+        return Ok((0, 0));
+    }
+    let lines: String = uses
+        .iter()
+        .map(|u| serde_json::to_string(u).map(|l| l + "\n"))
+        .collect::<Result<_, _>>()
+        .map_err(|e| CliError::Internal(format!("crash uses as JSON: {e}")))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // a write error means the analysis ended early: its exit code below says why
+        let _ = stdin.write_all(lines.as_bytes());
+    }
+    let run = child
+        .wait_with_output()
         .map_err(|e| CliError::Internal(format!("cannot run the static analysis: {e}")))?;
     let said = String::from_utf8_lossy(&run.stdout);
     let duas = said

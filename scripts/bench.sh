@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# Benchmarks of issue 6 (docs/performance.md): figures are printed, never asserted.
+# Benchmarks of issues 6 and 17 (docs/performance.md): figures are printed, never asserted.
 #   scripts/bench.sh [WORKDIR] [RUNS]
 # 1. makes an Ant2-scale bundle (1,462 failing, 36,106 passing tests, 560 events per test:
-#    about 20.7 million events, 1.6 GB of JSON Lines) with `paf synth`;
-# 2. times `paf validate` (the parsing floor) and `paf rank` on it RUNS times each (default 3)
-#    and prints the medians and the ratio rank / validate;
+#    about 20.7 million events, 1.6 GB of JSON Lines) with `paf synth`, and measures the floors
+#    on it: `cat` (reading the file) and a syntax-only JSON parse of every line on all cores
+#    and on one (examples/parse_floor.rs: serde_json into IgnoredAny);
+# 2. times `paf validate` and `paf rank` on it RUNS times each (default 3), all cores and
+#    `-j 1`, and prints the medians and the ratios rank / floor and rank / validate;
 # 3. runs `paf rank` at 1x, 2x, 4x and 8x the passing tests and prints time and peak memory;
 # 4. makes a bundle of one failing and one passing test of millions of events each (at least 5
-#    million by default) and prints `paf validate` and `paf rank` time and peak memory on it.
+#    million by default) and prints `paf validate` and `paf rank` time and peak memory on it;
+# 5. traces the shipped Java examples (testdata/java: library, static-state, cases) with
+#    `paf trace java` and runs them with plain JUnit, RUNS times each, and prints the medians
+#    and the tracer's overhead (skipped, saying so, without a JDK, JUnit 4 and ASM:
+#    tracer/java/install.sh installs them).
 # Needs GNU time (/usr/bin/time, Debian package `time`) and about 14 GB free in WORKDIR for the
 # 8x bundle (each bundle is deleted before the next is made). BENCH_FAILING, BENCH_PASSING and
 # BENCH_EVENTS override the sizes, BENCH_BIG_EVENTS the average events of the two tests of 4
 # (default 7,500,000: 5.1 and 6.8 million with the seed). Exits 1 if `rank -j 1` and `rank`
 # print different output, or if a peak passes BENCH_MEMORY_MIB (default 256). BENCH_SCALES
-# (default "1 2 4 8", must start with 1) chooses the scales of step 3, for a shorter run.
+# (default "1 2 4 8", must start with 1) chooses the scales of step 3, for a shorter run;
+# BENCH_JAVA=0 skips step 5.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 WORK="${1:-${TMPDIR:-/tmp}/paf-bench}"
@@ -27,8 +34,10 @@ BOUND_MIB="${BENCH_MEMORY_MIB:-256}"
 SCALES="${BENCH_SCALES:-1 2 4 8}"
 SEED=7
 [ -x /usr/bin/time ] || { echo "bench.sh: /usr/bin/time is missing (apt-get install time)" >&2; exit 2; }
-cargo build --release --locked --quiet --manifest-path "$ROOT/Cargo.toml"
+cargo build --release --locked --quiet --manifest-path "$ROOT/Cargo.toml" --bins --examples
 PAF="$ROOT/target/release/paf"
+FLOOR="$ROOT/target/release/examples/parse_floor"
+CORES=$(nproc)
 mkdir -p "$WORK"
 
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
@@ -40,6 +49,13 @@ measure() {
   cat "$WORK/time.txt"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+# Runs "$@" RUNS times and prints the median wall time (the runs go to $WORK/runs).
+median_of() {
+  : > "$WORK/runs"
+  for _ in $(seq "$RUNS"); do measure "$@" >> "$WORK/runs"; done
+  cut -d' ' -f1 "$WORK/runs" | median
+}
 
 synth() { # PASSING DIR
   rm -rf "$2"
@@ -49,9 +65,19 @@ synth() { # PASSING DIR
 }
 
 echo
-echo "== 1-2. Ant2 scale: validate (parsing floor) against rank, $RUNS runs each"
+echo "== 1. Ant2 scale: the floors"
 B="$WORK/ant2"
 synth "$PASSING" "$B"
+MB=$(( $(stat -c %s "$B/tests.jsonl") / 1000000 ))
+cat "$B/tests.jsonl" > /dev/null # into the page cache, as for every run below
+cat_s=$(median_of cat "$B/tests.jsonl")
+floor_n=$(median_of "$FLOOR" "$B" -j "$CORES")
+floor_1=$(median_of "$FLOOR" "$B" -j 1)
+echo "cat: $cat_s s ($(awk -v b="$MB" -v s="$cat_s" 'BEGIN {printf "%.0f", b / s}') MB/s)"
+echo "syntax-only parse, $CORES threads: $floor_n s ($(awk -v b="$MB" -v s="$floor_n" 'BEGIN {printf "%.0f", b / s}') MB/s); 1 thread: $floor_1 s"
+
+echo
+echo "== 2. Ant2 scale: validate and rank, $RUNS runs each"
 for cmd in validate rank; do
   : > "$WORK/$cmd.runs"
   for _ in $(seq "$RUNS"); do
@@ -63,11 +89,13 @@ v=$(cut -d' ' -f1 "$WORK/validate.runs" | median)
 r=$(cut -d' ' -f1 "$WORK/rank.runs" | median)
 vm=$(cut -d' ' -f2 "$WORK/validate.runs" | sort -n | tail -1)
 rm_=$(cut -d' ' -f2 "$WORK/rank.runs" | sort -n | tail -1)
-echo "median: validate $v s (peak $((vm / 1024)) MiB), rank $r s (peak $((rm_ / 1024)) MiB); rank / validate = $(awk -v r="$r" -v v="$v" 'BEGIN {printf "%.2f", r / v}')"
+echo "median: validate $v s (peak $((vm / 1024)) MiB), rank $r s (peak $((rm_ / 1024)) MiB, $(awk -v b="$MB" -v s="$r" 'BEGIN {printf "%.0f", b / s}') MB/s)"
 for cmd in validate rank; do
   rs=$(measure "$PAF" "$cmd" -j 1 "$B")
   echo "$cmd -j 1 (one thread): ${rs% *} s, peak $(( ${rs#* } / 1024 )) MiB"
+  eval "${cmd}_1=${rs% *}"
 done
+echo "ratios: rank / parse floor = $(ratio "$r" "$floor_n") (target: at most 2); rank / validate = $(ratio "$r" "$v") (target: at most 1.5); rank -j 1 / parse floor -j 1 = $(ratio "$rank_1" "$floor_1"); rank -j 1 / rank = $(ratio "$rank_1" "$r")"
 "$PAF" rank -j 1 "$B" --format json > "$WORK/rank.j1.json"
 "$PAF" rank "$B" --format json > "$WORK/rank.jN.json"
 if cmp -s "$WORK/rank.j1.json" "$WORK/rank.jN.json"; then
@@ -111,4 +139,32 @@ done
 rm -rf "$D"
 echo "peak memory of every run above: $peak MiB (bound: $BOUND_MIB MiB)"
 [ "$peak" -le "$BOUND_MIB" ] || { echo "bench.sh: peak memory $peak MiB is over $BOUND_MIB MiB" >&2; exit 1; }
+
+echo
+echo "== 5. the tracer on the shipped Java examples: paf trace java against plain JUnit, median of $RUNS runs"
+J=/usr/share/java
+if [ "${BENCH_JAVA:-1}" = 0 ]; then
+  echo "skipped (BENCH_JAVA=0)"
+elif ! command -v javac > /dev/null || [ ! -f "$J/junit4.jar" ] || [ ! -f "$J/asm.jar" ]; then
+  echo "skipped: needs a JDK, JUnit 4 and ASM (tracer/java/install.sh installs them)"
+else
+  TD="$ROOT/testdata/java"
+  HAMCREST="$J/hamcrest-core.jar"; [ -f "$HAMCREST" ] || HAMCREST="$J/hamcrest.jar"
+  printf '%-13s %6s %9s %9s %9s %10s %10s\n' example tests 'plain s' 'traced s' overhead events 'bytes/ev'
+  for spec in "library org.shelf" "static-state org.cli" "cases cases"; do
+    ex=${spec% *}; inc=${spec#* }
+    C="$WORK/java/$ex"; rm -rf "$C"; mkdir -p "$C/classes"
+    javac --release 11 -g -nowarn -encoding UTF-8 -d "$C/classes" -cp "$J/junit4.jar" $(find "$TD/$ex/src" "$TD/$ex/test" -name '*.java')
+    tests=$(cd "$TD/$ex/test" && find . -name '*.java' | sed 's|^\./||; s|\.java$||; s|/|.|g' | sort | paste -sd, -)
+    # plain JUnit exits 1 when a test fails: its time is what counts
+    plain=$(median_of sh -c 'java -XX:-OmitStackTraceInFastThrow -cp "$1" org.junit.runner.JUnitCore $2 || true' sh \
+      "$C/classes:$J/junit4.jar:$HAMCREST" "${tests//,/ }")
+    traced=$(median_of "$PAF" trace java --quiet --classpath "$C/classes" --include "$inc" --tests "$tests" -o "$C/bundle")
+    n=$(grep -c '"k":"end"' "$C/bundle/tests.jsonl")
+    ev=$(grep -vc '"k":"\(begin\|end\)"' "$C/bundle/tests.jsonl")
+    evb=$(grep -v '"k":"\(begin\|end\)"' "$C/bundle/tests.jsonl" | wc -c)
+    printf '%-13s %6d %9s %9s %8sx %10d %10d\n' "$ex" "$n" "$plain" "$traced" "$(ratio "$traced" "$plain")" "$ev" $(( evb / (ev > 0 ? ev : 1) ))
+  done
+  echo "(traced: the whole command, JVM starts, the agent, the bundle, the analysis of the failing tests and the static DUAs; target: at most 2x)"
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -10,8 +10,11 @@
 //! analysis is the same for any number of threads. `paf validate` is one checking pass
 //! ([`check`]) over every test.
 
+mod each;
 mod interest;
 mod merge;
+
+pub use each::each_test;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::Arc;

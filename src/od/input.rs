@@ -12,7 +12,7 @@ use super::report::{OD_SCHEMA, OD_SCHEMA_V1, OdReport};
 use super::{check, compat, idflakies};
 use crate::trace::Problem;
 use crate::trace::assemble::EventSink;
-use crate::trace::lines::{Lines, read_small};
+use crate::trace::lines::read_small;
 use crate::trace::symbols::Names;
 use crate::trace::{Bundle, Event, Source, Sym, Var};
 
@@ -176,25 +176,53 @@ pub const OUTPUT_STREAMS: [&str; 2] = ["java.lang.System.out", "java.lang.System
 /// [`OUTPUT_STREAMS`] are left out.
 pub fn access_from_bundle(path: &Path) -> Result<BundleSuite, Vec<Problem>> {
     let bundle = Bundle::open(path)?;
-    let mut ids = Vec::new();
-    let mut per_test = Vec::new();
-    let mut failing = Vec::new();
-    let problems = crate::trace::stream(
-        &bundle.tests,
-        &bundle.tables,
+    let mut suite = BundleSuite {
+        ids: Vec::new(),
+        access: Vec::new(),
+        failing: Vec::new(),
+    };
+    // One parallel pass (the engine's): each test's events give its reads and writes, and its
+    // end record's `statics` (the only lines that mention them) add what the agent recorded
+    // without an event.
+    crate::engine::each_test(
+        &bundle,
+        crate::engine::Jobs::all_cores(),
         StaticsSeen::default,
-        |test, seen, _| {
-            ids.push(test.id);
-            per_test.push((seen.reads, seen.writes));
-            failing.push(test.outcome == crate::trace::Outcome::Fail);
+        |line| line.contains("\"statics\""),
+        |test, seen, lines| seen.with_end_statics(&test.id, lines),
+        |test, access| {
+            suite.ids.push(test.id);
+            suite.access.push(access);
+            suite
+                .failing
+                .push(test.outcome == crate::trace::Outcome::Fail);
         },
-    );
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    let recorded = end_statics(bundle.tests.path())?;
-    for (id, (reads, writes)) in ids.iter().zip(per_test.iter_mut()) {
-        if let Some(s) = recorded.get(id) {
+    )?;
+    Ok(suite)
+}
+
+/// One test's static reads and writes, gathered from its events as they are read.
+#[derive(Default)]
+struct StaticsSeen {
+    written: HashSet<Sym>,
+    reads: Vec<String>,
+    writes: Vec<String>,
+}
+
+impl StaticsSeen {
+    /// The test's reads and writes: those of its events, then those of its end record's
+    /// `statics` among `lines` (a superset: `statics` does not say whether a read came before
+    /// the test's own write, so the read is kept, which can only add schedules), without
+    /// [`OUTPUT_STREAMS`].
+    fn with_end_statics(self, id: &str, lines: &[String]) -> (Vec<String>, Vec<String>) {
+        let (mut reads, mut writes) = (self.reads, self.writes);
+        // the pass has checked every line: one that does not parse here is not an end record
+        let recorded = lines
+            .iter()
+            .filter_map(|l| serde_json::from_str::<EndLine>(l).ok())
+            .find(|e| e.k == "end" && e.test.as_deref() == Some(id))
+            .and_then(|e| e.statics);
+        if let Some(s) = recorded {
             for f in s.read.iter().chain(&s.reachable_read) {
                 if !reads.contains(f) {
                     reads.push(f.clone());
@@ -208,23 +236,9 @@ pub fn access_from_bundle(path: &Path) -> Result<BundleSuite, Vec<Problem>> {
         }
         reads.retain(|f| !OUTPUT_STREAMS.contains(&f.as_str()));
         writes.retain(|f| !OUTPUT_STREAMS.contains(&f.as_str()));
+        (reads, writes)
     }
-    Ok(BundleSuite {
-        ids,
-        access: per_test,
-        failing,
-    })
-}
 
-/// One test's static reads and writes, gathered from its events as they are read.
-#[derive(Default)]
-struct StaticsSeen {
-    written: HashSet<Sym>,
-    reads: Vec<String>,
-    writes: Vec<String>,
-}
-
-impl StaticsSeen {
     /// A read counts if the test has not written the field before.
     fn read(&mut self, name: Sym, names: &dyn Names) {
         if !self.written.contains(&name) {
@@ -295,27 +309,6 @@ struct EndLine {
     test: Option<String>,
     #[serde(default)]
     statics: Option<EndStatics>,
-}
-
-/// Each test's `end.statics`, by test id, from a second pass over the tests file. The
-/// static reads the agent records without an event (a `GETSTATIC` whose value only feeds
-/// arithmetic) are only here. Only lines that mention `statics` are parsed; the first pass
-/// has already checked the file.
-fn end_statics(path: &Path) -> Result<HashMap<String, EndStatics>, Vec<Problem>> {
-    let mut lines = Lines::open(path).map_err(|p| vec![p])?;
-    let mut out = HashMap::new();
-    while let Some(line) = lines.next_line().map_err(|p| vec![p])? {
-        if !line.text.contains("\"statics\"") {
-            continue;
-        }
-        let parsed: EndLine = serde_json::from_str(line.text)
-            .map_err(|e| vec![Problem::json(path, line.number, &e)])?;
-        if let (true, Some(test), Some(statics)) = (parsed.k == "end", parsed.test, parsed.statics)
-        {
-            out.insert(test, statics);
-        }
-    }
-    Ok(out)
 }
 
 /// Access sets for `ids` from a bundle's per-test accesses (tests the bundle lacks access

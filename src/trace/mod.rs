@@ -31,7 +31,7 @@ use lines::Lines;
 pub use model::*;
 pub use names::{Dua, VarName};
 pub use problem::Problem;
-pub use reader::{TestReader, stream};
+pub use reader::TestReader;
 pub use symbols::{Intern, LocalSymbols, Sym, Symbols};
 
 /// Every file a bundle may hold: what no output may overwrite.

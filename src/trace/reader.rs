@@ -1,20 +1,18 @@
 //! The sequential reader: every test of a tests file, in file order, read, checked and held
 //! whole with its events on the calling thread. Memory grows with the largest test: it serves
-//! tests and the reference analysis; the engine and the order filter stream instead.
+//! tests and the reference analysis; the engine streams instead (the order filter through
+//! `engine::each_test`).
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
-use super::assemble::{EventSink, TestRecord, assemble};
-use super::feed::Feed;
+use super::assemble::assemble;
 use super::ids::TestIds;
 use super::ledger::Ledger;
 use super::model::{StatementTable, TestTrace};
 use super::problem::Problem;
-use super::scan::Keep;
 use super::scan::{Piece, Scanner};
 use super::symbols::Symbols;
-use super::{Tables, TestsFile};
 
 /// Iterator over the tests of a bundle, in file order, read and checked on the calling thread.
 pub struct TestReader<'t> {
@@ -95,41 +93,4 @@ impl Iterator for TestReader<'_> {
             }
         }
     }
-}
-
-/// Streams every test of `tests` on the calling thread without holding one whole: each test's
-/// events go to a fresh sink from `sink`, and each test without problems comes to `each` with
-/// its sink and the symbols it was read with. Returns every problem of the file (the checks
-/// that span it included), in file order.
-pub fn stream<S: EventSink>(
-    tests: &TestsFile,
-    tables: &Tables,
-    mut sink: impl FnMut() -> S,
-    mut each: impl FnMut(TestRecord, S, &Symbols),
-) -> Vec<Problem> {
-    let path = tests.path();
-    let scanner = match tests.scan(Keep::All) {
-        Ok(s) => s,
-        Err(p) => return vec![p],
-    };
-    let mut symbols = tables.symbols.clone();
-    let mut ledger = Ledger::new(true);
-    let mut feed = Feed::new();
-    let mut problems = Vec::new();
-    for piece in scanner {
-        let Some((seg, mut results)) =
-            feed.piece(piece, path, &mut symbols, &tables.statements, |_, _| sink())
-        else {
-            continue;
-        };
-        ledger.record(&seg, path, &mut results, true);
-        for r in results {
-            match r {
-                Ok((test, s)) => each(test, s, &symbols),
-                Err(mut p) => problems.append(&mut p),
-            }
-        }
-    }
-    problems.extend(ledger.no_tests(path));
-    problems
 }

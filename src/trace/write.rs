@@ -51,6 +51,33 @@ pub fn jsonl_writer(path: &Path, compression: Compression) -> io::Result<Box<dyn
     })
 }
 
+/// Writes `from` compressed to `to` (`paf trace java --gzip` or `--zstd`: the Java front end
+/// writes plain JSON Lines and paf compresses them beside its analysis, with flate2's fastest
+/// level or zstd's level 3 on every core: docs/performance.md, "The tracer").
+pub fn compress_file(from: &Path, to: &Path, compression: Compression) -> io::Result<()> {
+    let mut input = File::open(from)?;
+    let out = BufWriter::with_capacity(1 << 20, File::create(to)?);
+    match compression {
+        Compression::None => {
+            let mut out = out;
+            io::copy(&mut input, &mut out)?;
+            out.flush()
+        }
+        Compression::Gzip => {
+            let mut e = flate2::write::GzEncoder::new(out, flate2::Compression::fast());
+            io::copy(&mut input, &mut e)?;
+            e.finish()?.flush()
+        }
+        Compression::Zstd => {
+            let mut e = zstd::Encoder::new(out, 3)?;
+            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+            e.multithread(u32::try_from(threads).unwrap_or(1))?;
+            io::copy(&mut input, &mut e)?;
+            e.finish()?.flush()
+        }
+    }
+}
+
 /// Streams a bundle to a directory.
 pub struct BundleWriter {
     dir: PathBuf,

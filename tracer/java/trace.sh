@@ -8,4 +8,5 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 if [ ! -f "$HERE/build/paf-runner.jar" ] || [ ! -f "$HERE/build/paf-agent.jar" ]; then
   "$HERE/build.sh" >&2
 fi
-exec java -cp "$HERE/build/paf-runner.jar" paf.runner.Supervisor "$@"
+# the supervisor only starts and watches workers and copies their files: C1 and a serial collector
+exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -cp "$HERE/build/paf-runner.jar" paf.runner.Supervisor "$@"

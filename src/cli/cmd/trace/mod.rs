@@ -9,14 +9,16 @@ mod project;
 mod tracer;
 
 use std::ffi::OsString;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use clap::{Args, Subcommand};
 
 use super::super::{CliError, exit, output};
 use crate::engine::{self, Jobs};
 use crate::trace::Bundle;
+use crate::trace::write::{Compression, compress_file};
 use crate::words;
 use project::Job;
 use tracer::{Deps, Tracer};
@@ -93,9 +95,13 @@ pub struct JavaArgs {
     /// Source roots (`:`-separated), for the lines of field declarations.
     #[arg(long, value_name = "DIRS")]
     pub sourcepath: Option<String>,
-    /// Write gzip-compressed statements.jsonl.gz and tests.jsonl.gz.
-    #[arg(long)]
+    /// Write the bundle's files gzip-compressed (statements.jsonl.gz, tests.jsonl.gz, ...).
+    #[arg(long, conflicts_with = "zstd")]
     pub gzip: bool,
+    /// Write the bundle's files zstd-compressed (level 3, on every core): smaller than --gzip
+    /// and faster to write and to read.
+    #[arg(long)]
+    pub zstd: bool,
     /// Event cap per test: past it, only the events the analysis needs are kept.
     #[arg(long, value_name = "N")]
     pub max_events: Option<u64>,
@@ -196,8 +202,20 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
     refuse_inputs(out, entries(job.sourcepath.as_deref()))?;
     let staging = sibling(out, "new")?;
     let _ = std::fs::remove_dir_all(&staging);
-    let code = supervise(&a, &job, &tracer, &java, &deps, &staging)?;
+    let static_duas = start_static_duas(&a, &job, &tracer, &java, &asm, &staging);
+    let code = match supervise(&a, &job, &tracer, &java, &deps, &staging) {
+        Ok(code) => code,
+        Err(e) => {
+            if let Ok(child) = static_duas {
+                stop(child);
+            }
+            return Err(e);
+        }
+    };
     if code != 0 {
+        if let Ok(child) = static_duas {
+            stop(child);
+        }
         let _ = std::fs::remove_dir_all(&staging);
         return Ok(match code {
             2 => exit::BAD_INPUT, // the supervisor said why, naming the flag
@@ -209,7 +227,63 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
             }
         });
     }
-    let added = add_static_duas(&a, &job, &tracer, &java, &asm, &staging);
+    let compression = if a.zstd {
+        Compression::Zstd
+    } else if a.gzip {
+        Compression::Gzip
+    } else {
+        Compression::None
+    };
+    // the tests file is compressed while paf analyzes it and the static analysis runs
+    let packing = (compression != Compression::None).then(|| {
+        let work = staging.join(".work");
+        std::thread::spawn(move || pack(&work, "tests.jsonl", compression))
+    });
+    let added = add_static_duas(static_duas, &staging);
+    let packed = packing.map_or(Ok(()), |t| {
+        t.join()
+            .unwrap_or_else(|_| Err("the compression thread panicked".to_string()))
+    });
+    let packed = packed.and_then(|()| {
+        if compression == Compression::None {
+            return Ok(());
+        }
+        let work = staging.join(".work");
+        for f in ["statements.jsonl", "static-duas.jsonl"] {
+            if staging.join(f).exists() {
+                pack(&work, f, compression)?;
+            }
+        }
+        for f in ["tests.jsonl", "statements.jsonl", "static-duas.jsonl"] {
+            let packed = work.join(format!("{f}{}", compression.suffix()));
+            if packed.exists() {
+                std::fs::rename(
+                    &packed,
+                    staging.join(packed.file_name().unwrap_or_default()),
+                )
+                .and_then(|()| std::fs::remove_file(staging.join(f)))
+                .map_err(|e| format!("{}: cannot move into place: {e}", packed.display()))?;
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = packed {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(CliError::Internal(format!(
+            "cannot compress the bundle: {e}"
+        )));
+    }
+    if added.is_ok()
+        && let Err(problems) = Bundle::open(&staging)
+    {
+        for p in problems.iter().take(20) {
+            output::error(p);
+        }
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(CliError::Internal(
+            "the compressed bundle cannot be read; this is a bug in paf".to_string(),
+        ));
+    }
     if !a.keep_work {
         let _ = std::fs::remove_dir_all(staging.join(".work"));
     }
@@ -350,6 +424,11 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
 }
 
 /// Runs the supervisor JVM into `bundle`; its exit code (0 written, 2 usage, else failure).
+/// Flags of the short-lived JVMs paf starts (the supervisor, the static analysis): C1 alone and
+/// a serial collector, since C2 and a parallel collector spend a core on a run of seconds
+/// (docs/performance.md, "The tracer").
+const SHORT_JVM: [&str; 2] = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"];
+
 fn supervise(
     a: &JavaArgs,
     job: &Job,
@@ -359,7 +438,8 @@ fn supervise(
     bundle: &Path,
 ) -> Result<i32, CliError> {
     let mut cmd = Command::new(java);
-    cmd.arg("-cp")
+    cmd.args(SHORT_JVM)
+        .arg("-cp")
         .arg(tracer.jar("paf-runner.jar"))
         .arg("paf.runner.Supervisor")
         .args(["--classpath", &job.classpath])
@@ -401,7 +481,8 @@ fn supervise(
     if let Some(s) = &a.shard {
         cmd.args(["--shard", s]);
     }
-    for (on, flag) in [(a.gzip, "--gzip"), (a.quiet, "--quiet"), (a.verbose, "-v")] {
+    // --gzip and --zstd are paf's: the front end writes plain files, compressed by `pack`
+    for (on, flag) in [(a.quiet, "--quiet"), (a.verbose, "-v")] {
         if on {
             cmd.arg(flag);
         }
@@ -416,14 +497,60 @@ fn supervise(
     Ok(status.code().unwrap_or(i32::from(exit::INTERNAL)))
 }
 
-/// Analyzes the new bundle's failing tests and has the front end compute the static DUAs of
-/// their crash uses into it (docs/algorithm.md, "Static DUAs"). Returns (DUAs, crash uses).
-fn add_static_duas(
+/// Starts the front end's static analysis (`paf.instr.StaticDuas`) before the tests run: it
+/// indexes the class path while they run and waits for the crash uses on stdin, so its JVM's
+/// start and its index cost no wall time (docs/performance.md, "The tracer"). `None` when it
+/// cannot start; [`add_static_duas`] then says why.
+fn start_static_duas(
     a: &JavaArgs,
     job: &Job,
     tracer: &Tracer,
     java: &OsString,
     asm: &str,
+    bundle: &Path,
+) -> Result<Child, CliError> {
+    let cp = std::env::join_paths(
+        [tracer.jar("paf-instr.jar"), tracer.jar("paf-rt.jar")]
+            .into_iter()
+            .chain(asm.split(':').map(PathBuf::from)),
+    )
+    .map_err(|e| CliError::Usage(format!("--asm: {e}")))?;
+    let mut cmd = Command::new(java);
+    cmd.args(SHORT_JVM)
+        .arg("-cp")
+        .arg(cp)
+        .arg("paf.instr.StaticDuas")
+        .arg("--work")
+        .arg(bundle.join(".work"))
+        .arg("--bundle")
+        .arg(bundle)
+        .args(["--queries", "-"])
+        .args(["--classpath", &job.classpath, "--include", &job.include])
+        .args(["--exclude", a.exclude.as_deref().unwrap_or("")])
+        .args(["--tests", &job.tests])
+        .args(["--sourcepath", job.sourcepath.as_deref().unwrap_or("")])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    if a.verbose {
+        output::note(format!("paf trace: {cmd:?}"));
+    }
+    cmd.spawn()
+        .map_err(|e| CliError::Internal(format!("cannot run the static analysis: {e}")))
+}
+
+/// Stops a static analysis that is not needed (the tracing failed, or no failing test has a
+/// crash use): it has written nothing.
+fn stop(mut child: Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Analyzes the new bundle's failing tests and sends their crash uses to the static analysis
+/// started by [`start_static_duas`], which writes their static DUAs into the bundle
+/// (docs/algorithm.md, "Static DUAs"). Returns (DUAs, crash uses).
+fn add_static_duas(
+    static_duas: Result<Child, CliError>,
     bundle: &Path,
 ) -> Result<(usize, usize), CliError> {
     let unreadable = |problems: Vec<crate::trace::Problem>| {
@@ -436,47 +563,33 @@ fn add_static_duas(
             words::counted(problems.len(), "problem")
         ))
     };
-    let opened = Bundle::open(bundle).map_err(unreadable)?;
-    let uses = engine::crash_uses(&opened, Jobs::all_cores(), &mut ()).map_err(unreadable)?;
-    drop(opened);
+    let analyzed = Bundle::open(bundle)
+        .and_then(|opened| engine::crash_uses(&opened, Jobs::all_cores(), &mut ()));
+    let uses = match analyzed {
+        Ok(uses) => uses,
+        Err(problems) => {
+            if let Ok(child) = static_duas {
+                stop(child);
+            }
+            return Err(unreadable(problems));
+        }
+    };
+    let mut child = static_duas?;
     if uses.is_empty() {
+        stop(child);
         return Ok((0, 0));
     }
-    let work = bundle.join(".work");
-    let queries = work.join("queries.jsonl");
     let lines: String = uses
         .iter()
         .map(|u| serde_json::to_string(u).map(|l| l + "\n"))
         .collect::<Result<_, _>>()
         .map_err(|e| CliError::Internal(format!("crash uses as JSON: {e}")))?;
-    std::fs::write(&queries, lines)
-        .map_err(|e| CliError::Internal(format!("{}: cannot write: {e}", queries.display())))?;
-    let cp = std::env::join_paths(
-        [tracer.jar("paf-instr.jar"), tracer.jar("paf-rt.jar")]
-            .into_iter()
-            .chain(asm.split(':').map(PathBuf::from)),
-    )
-    .map_err(|e| CliError::Usage(format!("--asm: {e}")))?;
-    let mut cmd = Command::new(java);
-    cmd.arg("-cp")
-        .arg(cp)
-        .arg("paf.instr.StaticDuas")
-        .arg("--work")
-        .arg(&work)
-        .arg("--bundle")
-        .arg(bundle)
-        .arg("--queries")
-        .arg(&queries)
-        .args(["--classpath", &job.classpath, "--include", &job.include])
-        .args(["--exclude", a.exclude.as_deref().unwrap_or("")])
-        .args(["--tests", &job.tests])
-        .args(["--sourcepath", job.sourcepath.as_deref().unwrap_or("")])
-        .stderr(Stdio::inherit());
-    if a.verbose {
-        output::note(format!("paf trace: {cmd:?}"));
+    if let Some(mut stdin) = child.stdin.take() {
+        // a write error means the analysis ended early: its exit code below says why
+        let _ = stdin.write_all(lines.as_bytes());
     }
-    let run = cmd
-        .output()
+    let run = child
+        .wait_with_output()
         .map_err(|e| CliError::Internal(format!("cannot run the static analysis: {e}")))?;
     let said = String::from_utf8_lossy(&run.stdout);
     let duas = said
@@ -490,8 +603,16 @@ fn add_static_duas(
             run.status.code()
         ))
     })?;
-    Bundle::open(bundle).map_err(unreadable)?;
     Ok((duas, uses.len()))
+}
+
+/// Compresses the bundle's file `name` (in the directory above `work`) into `work`, where the
+/// bundle reader does not look until it is moved into place.
+fn pack(work: &Path, name: &str, compression: Compression) -> Result<(), String> {
+    let bundle = work.parent().unwrap_or(work);
+    let to = work.join(format!("{name}{}", compression.suffix()));
+    compress_file(&bundle.join(name), &to, compression)
+        .map_err(|e| format!("{}: {e}", bundle.join(name).display()))
 }
 
 /// `i/N` with 1 <= i <= N, as the supervisor expects it.

@@ -57,6 +57,7 @@ public final class Agent {
                     StandardCharsets.UTF_8)) {
                 Map<String, Object> s = R.stats();
                 w.write("classes " + s.get("classes") + "\n");
+                w.write("counts " + s.get("counts") + "\n"); // tests, passing, truncated, event lines
                 for (Object e : (List<?>) s.get("errors")) w.write("error " + e + "\n");
             } catch (Exception e) {
                 // nothing to do at shutdown

@@ -194,10 +194,15 @@ public final class Instrumenter implements ClassFileTransformer {
     /** A JUnit 3 TestCase subclass or a class with JUnit 4 @Test methods (tests reached through a suite class). */
     /** The lines each line of a test class's methods reads its values from; optional, so a failure loses only them. */
     private static void bodyLines(String name, byte[] bytes) {
+        // read at the class's first failure raised in a test body (R.readLines), not now
+        R.testClass(name.replace('/', '.'), bytes, Instrumenter::readBodyLines);
+    }
+
+    private static void readBodyLines(String cls, byte[] bytes) {
         try {
-            BodyLines.register(name, bytes);
+            BodyLines.register(cls.replace('.', '/'), bytes);
         } catch (Throwable t) {
-            System.err.println("paf-agent: cannot read the line table of test class " + name.replace('/', '.') + ": " + t);
+            System.err.println("paf-agent: cannot read the line table of test class " + cls + ": " + t);
         }
     }
 

@@ -134,10 +134,13 @@ final class Out {
     }
 
     /** Appends ASCII text verbatim (record syntax, never user data). */
+    @SuppressWarnings("deprecation")
     Out a(String s) {
         int n = s.length();
         ensure(n);
-        for (int i = 0; i < n; i++) buf[pos++] = (byte) s.charAt(i);
+        // the low byte of each char: an array copy for a Latin-1 string (most of a trace's bytes)
+        s.getBytes(0, n, buf, pos);
+        pos += n;
         return this;
     }
 

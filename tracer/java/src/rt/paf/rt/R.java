@@ -286,6 +286,41 @@ public final class R {
     /** Per test method and line ("Cls#method#line"): the earlier lines that stored the locals it reads. */
     private static final HashMap<String, int[]> bodyLines = new HashMap<>();
 
+    /**
+     * The bytecode of test classes whose line tables are not read yet: they are read at the first
+     * failure raised in one of their methods ({@link #readLines}), not as the class loads, since
+     * most test classes of a Randoop suite never need them (scanning them all cost about a tenth
+     * of a traced run; docs/performance.md).
+     */
+    private static final HashMap<String, byte[]> unreadTestClasses = new HashMap<>();
+    /** paf.instr.BodyLines#register, set by the agent: reads a test class's line table into {@link #bodyLines}. */
+    private static volatile java.util.function.BiConsumer<String, byte[]> lineReader;
+
+    /** Keeps a test class's bytecode for its line table, read at its first failure. */
+    public static void testClass(String cls, byte[] bytes, java.util.function.BiConsumer<String, byte[]> reader) {
+        synchronized (LOCK) {
+            lineReader = reader;
+            unreadTestClasses.put(cls, bytes);
+        }
+    }
+
+    /** The lines line {@code line} of test method cls.method reads its values from (caller holds LOCK). */
+    private static int[] readLines(String cls, String method, int line) {
+        byte[] bytes = unreadTestClasses.remove(cls);
+        if (bytes != null && lineReader != null) {
+            boolean was = busy;
+            busy = true; // the reader runs no instrumented code, but be sure
+            try {
+                lineReader.accept(cls, bytes);
+            } catch (Throwable t) {
+                // the lines are optional: a failure to read them loses only them
+            } finally {
+                busy = was;
+            }
+        }
+        return bodyLines.get(cls + "#" + method + "#" + line);
+    }
+
     /** Registers the lines line {@code line} of test method {@code cls.method} reads its values from (paf.instr.BodyLines). */
     public static void bodyLines(String cls, String method, int line, int[] from) {
         synchronized (LOCK) {
@@ -399,9 +434,16 @@ public final class R {
             }
             ids.clear();
             reach.clear();
+            endedTests++;
+            if (failure == null) passedTests++;
+            if (truncated) truncatedTests++;
+            eventLines += events;
             flush();
         }
     }
+
+    /** The tests ended in this JVM and their event lines: the supervisor's summary, without reading the file. */
+    private static long endedTests, passedTests, truncatedTests, eventLines;
 
     /**
      * The end record. {@code attempt} > 0 after the first one failed (no memory, no stack): 1
@@ -503,7 +545,7 @@ public final class R {
         // raised in the test method: the earlier lines whose stored values its failing line reads
         for (StackTraceElement e : st) {
             if (!e.getClassName().equals(testClass) || !e.getMethodName().equals(testMethod)) continue;
-            int[] from = bodyLines.get(testClass + "#" + testMethod + "#" + e.getLineNumber());
+            int[] from = readLines(testClass, testMethod, e.getLineNumber());
             if (from != null) {
                 o.a(",\"read_lines\":[");
                 for (int i = 0; i < from.length; i++) {
@@ -668,7 +710,7 @@ public final class R {
         if (!recording) return -1;
         synchronized (LOCK) {
             if (!recording) return -1;
-            String values = null;
+            byte[] values = null;
             boolean was = busy;
             busy = true; // reflection on the receiver's fields runs no instrumented code, but be sure
             try {
@@ -736,7 +778,7 @@ public final class R {
         return c.isSynthetic() && c.getName().contains("$$Lambda");
     }
 
-    private static int enter(int mid, Object self, String values) {
+    private static int enter(int mid, Object self, byte[] values) {
         if (!recording) return -1;
         synchronized (LOCK) {
             TState ts = TS.get();
@@ -790,7 +832,7 @@ public final class R {
                         if ((line & 1) != 0) o.a(",\"callback\":true");
                     }
                 }
-                if (values != null && caller == null) o.a(",\"values\":").a(values);
+                if (values != null && caller == null) o.a(",\"values\":").raw(values);
                 o.b('}');
                 commit(ts);
             } catch (Throwable t) {
@@ -851,6 +893,12 @@ public final class R {
 
     /** Instance fields of instrumented classes in a class chain, readable by reflection. */
     private static final HashMap<Class<?>, java.lang.reflect.Field[]> entryFields = new HashMap<>();
+    /** The JSON literals of those fields' names ("Cls.field"), made once per field. */
+    private static final HashMap<java.lang.reflect.Field, String> fieldLiterals = new HashMap<>();
+    /** The JSON literals of parameter names (by name id), made once per name. */
+    private static final HashMap<Integer, String> paramLiterals = new HashMap<>();
+    /** The buffer "values" are built in (under LOCK). */
+    private static final StringBuilder valuesBuf = new StringBuilder(256);
 
     private static java.lang.reflect.Field[] instanceFields(Class<?> c) {
         ArrayList<java.lang.reflect.Field> out = new ArrayList<>();
@@ -874,14 +922,21 @@ public final class R {
      * A value is null, a boolean, a number, or for a non-null reference an object with the length of
      * an array or string; a float that is not finite is left out.
      */
-    private static String entryValues(MethodInfo m, Object self, Object[] args) throws IllegalAccessException {
-        StringBuilder b = new StringBuilder(64);
+    private static byte[] entryValues(MethodInfo m, Object self, Object[] args) throws IllegalAccessException {
+        StringBuilder b = valuesBuf;
+        b.setLength(0);
         b.append("{\"args\":{");
         boolean first = true;
         for (int i = 0; i < args.length && i < m.params.length; i++) {
             if (!valueWritable(args[i])) continue;
             if (!first) b.append(',');
-            b.append(names.get(m.params[i]) == null ? "" : quote(names.get(m.params[i]))).append(':');
+            String lit = paramLiterals.get(m.params[i]);
+            if (lit == null) {
+                String name = names.get(m.params[i]);
+                lit = name == null ? "" : quote(name);
+                paramLiterals.put(m.params[i], lit);
+            }
+            b.append(lit).append(':');
             value(b, args[i]);
             first = false;
         }
@@ -898,13 +953,18 @@ public final class R {
                 Object v = f.get(self);
                 if (!valueWritable(v)) continue;
                 if (!first) b.append(',');
-                b.append(quote(f.getDeclaringClass().getName() + "." + f.getName())).append(':');
+                String lit = fieldLiterals.get(f);
+                if (lit == null) {
+                    lit = quote(f.getDeclaringClass().getName() + "." + f.getName());
+                    fieldLiterals.put(f, lit);
+                }
+                b.append(lit).append(':');
                 value(b, v);
                 first = false;
             }
             b.append('}');
         }
-        return b.append('}').toString();
+        return b.append('}').toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private static boolean valueWritable(Object v) {
@@ -1403,6 +1463,7 @@ public final class R {
         synchronized (LOCK) {
             m.put("classes", classesInstrumented);
             m.put("errors", new ArrayList<>(instrumentErrors));
+            m.put("counts", endedTests + " " + passedTests + " " + truncatedTests + " " + eventLines);
         }
         return m;
     }

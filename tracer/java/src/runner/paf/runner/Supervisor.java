@@ -11,13 +11,16 @@ import java.io.OutputStream;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Enumeration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
+import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
 import java.util.zip.ZipEntry;
 
@@ -115,6 +118,7 @@ public final class Supervisor {
 
         Set<String> skip = new LinkedHashSet<>();
         int part = 0, lost = 0;
+        boolean lastClean = false;
         long t0 = System.nanoTime();
         if (!quiet) System.err.println("paf trace: tracing " + count(tests.split(",").length, "test class", "test classes") + " -> " + shown(bundle));
         while (true) {
@@ -124,6 +128,12 @@ public final class Supervisor {
             cmd.add(java);
             // repeated implicit exceptions must keep their stack traces (the crash site)
             cmd.add("-XX:-OmitStackTraceInFastThrow");
+            // the worker lives seconds: C1 alone compiles the instrumented code soon and cheaply,
+            // where C2 spent a core recompiling it (tracing time cut by a third on real suites:
+            // docs/performance.md); a serial collector, for the same reason; --jvm-arg comes
+            // after, so a user's own choice wins
+            cmd.add("-XX:TieredStopAtLevel=1");
+            cmd.add("-XX:+UseSerialGC");
             cmd.addAll(jvmArgs);
             // Class#method (paf trace java --isolate) names the class to the agent.
             String agentOpts = "work=" + work.getAbsolutePath() + ";part=" + part + ";include=" + include + ";exclude=" + exclude
@@ -153,7 +163,10 @@ public final class Supervisor {
                 usage(w.usage);
             }
             skip.addAll(w.done);
-            if (w.finished) break;
+            if (w.finished) {
+                lastClean = true;
+                break;
+            }
             File partFile = new File(work, "tests." + part + ".jsonl");
             truncateToLastLine(new File(work, "statements.jsonl"));
             if (w.current != null) {
@@ -183,7 +196,7 @@ public final class Supervisor {
             part++;
         }
         long wallMs = (System.nanoTime() - t0) / 1_000_000;
-        Summary s = assemble(bundle, work, part, wallMs, lost);
+        Summary s = assemble(bundle, work, part, lastClean, wallMs, lost);
         if (!keepWork) deleteTree(work);
         if (s.tests == 0) {
             System.err.println("paf trace: no test was recorded; the bundle " + shown(bundle) + " is empty");
@@ -430,33 +443,145 @@ public final class Supervisor {
         int tests, classes;
     }
 
-    static Summary assemble(File bundle, File work, int parts, long wallMs, int lost) throws IOException {
+    /**
+     * Counts of a tests file's records, read as bytes (never decoded: a part file can be
+     * gigabytes): tests, passing tests, truncated tests, events and bytes. A line is a test's
+     * end when it starts with the agent's end prefix, an event when it is neither begin nor end.
+     */
+    static final class Counts {
+        int tests, pass, truncated;
+        long events, bytes;
+        private static final byte[] END = "{\"k\":\"end\"".getBytes(StandardCharsets.UTF_8);
+        private static final byte[] BEGIN = "{\"k\":\"begin\"".getBytes(StandardCharsets.UTF_8);
+        private static final byte[] PASS = "\"outcome\":\"pass\"".getBytes(StandardCharsets.UTF_8);
+        private static final byte[] TRUNCATED = "\"truncated\":true".getBytes(StandardCharsets.UTF_8);
+        /** The line being read: its first bytes, and all of it when it is an end record. */
+        private byte[] line = new byte[256];
+        private int len;
+        /** 0: not known yet (fewer bytes than a begin prefix), 1: an end record, 2: another record. */
+        private int kind;
+
+        /**
+         * Adds a part's counts as its agent wrote them ({@code known}: tests, passing, truncated,
+         * event lines); false when there are none, and the file must be read.
+         */
+        boolean add(long[] known, File f) {
+            if (known == null) return false;
+            tests += (int) known[0];
+            pass += (int) known[1];
+            truncated += (int) known[2];
+            events += known[3];
+            bytes += f.length();
+            return true;
+        }
+
+        void count(File f) throws IOException {
+            copy(f, null);
+        }
+
+        /** Counts f's records and, when {@code o} is not null, appends its bytes to o. */
+        void copy(File f, OutputStream o) throws IOException {
+            byte[] buf = new byte[1 << 20];
+            try (InputStream in = new FileInputStream(f)) {
+                int n;
+                while ((n = in.read(buf)) > 0) {
+                    if (o != null) o.write(buf, 0, n);
+                    bytes += n;
+                    for (int i = 0; i < n; i++) {
+                        byte b = buf[i];
+                        if (b == '\n') lineEnd();
+                        else if (kind != 2) take(b);
+                    }
+                }
+            }
+            if (len > 0 || kind != 0) lineEnd(); // a last line without its line end
+        }
+
+        private void take(byte b) {
+            if (len == line.length) line = Arrays.copyOf(line, len * 2);
+            line[len++] = b;
+            if (kind == 0 && len == BEGIN.length) kind = startsWith(END) ? 1 : 2;
+            if (kind == 2 && !startsWith(BEGIN)) events++; // counted now: the rest is skipped
+        }
+
+        private boolean startsWith(byte[] p) {
+            if (len < p.length) return false;
+            for (int i = 0; i < p.length; i++) if (line[i] != p[i]) return false;
+            return true;
+        }
+
+        private void lineEnd() {
+            if (kind == 1 || (kind == 0 && startsWith(END))) {
+                tests++;
+                if (contains(PASS)) pass++;
+                if (contains(TRUNCATED)) truncated++;
+            } else if (kind == 0) {
+                events++; // a line shorter than a begin prefix: an event
+            }
+            kind = 0;
+            len = 0;
+        }
+
+        private boolean contains(byte[] p) {
+            outer:
+            for (int i = 0; i + p.length <= len; i++) {
+                for (int j = 0; j < p.length; j++) if (line[i + j] != p[j]) continue outer;
+                return true;
+            }
+            return false;
+        }
+    }
+
+    /**
+     * The counts the agent of part {@code p} wrote at its JVM's clean exit, or null. Only a part
+     * the supervisor did not repair may use them: a repair cuts and appends records.
+     */
+    static long[] agentCounts(File work, int p) throws IOException {
+        File af = new File(work, "agent." + p + ".txt");
+        if (!af.exists()) return null;
+        for (String l : Files.readAllLines(af.toPath(), StandardCharsets.UTF_8)) {
+            if (!l.startsWith("counts ")) continue;
+            String[] f = l.substring(7).trim().split(" ");
+            if (f.length != 4) return null;
+            long[] n = new long[4];
+            try {
+                for (int i = 0; i < 4; i++) n[i] = Long.parseLong(f[i]);
+            } catch (NumberFormatException e) {
+                return null;
+            }
+            return n;
+        }
+        return null;
+    }
+
+    /** {@code lastClean}: the last part's JVM finished its tests (its part file was not repaired). */
+    static Summary assemble(File bundle, File work, int parts, boolean lastClean, long wallMs, int lost) throws IOException {
         int nStmts = writeStatements(new File(work, "statements.jsonl"), bundle, gzip);
 
-        int nTests = 0, pass = 0, fail = 0, trunc = 0;
-        long events = 0, bytes = 0;
+        Counts c = new Counts();
         File tf = new File(bundle, gzip ? "tests.jsonl.gz" : "tests.jsonl");
-        try (OutputStream o = gzip ? new GZIPOutputStream(new FileOutputStream(tf), 1 << 16)
-                : new java.io.BufferedOutputStream(new FileOutputStream(tf), 1 << 16)) {
-            for (int p = 0; p <= parts; p++) {
-                File pf = new File(work, "tests." + p + ".jsonl");
-                if (!pf.exists()) continue;
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(new FileInputStream(pf), StandardCharsets.UTF_8), 1 << 16)) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        byte[] b = (line + "\n").getBytes(StandardCharsets.UTF_8);
-                        o.write(b);
-                        bytes += b.length;
-                        if (line.startsWith("{\"k\":\"end\"")) {
-                            nTests++;
-                            if (line.contains("\"outcome\":\"pass\"")) pass++;
-                            else fail++;
-                            if (line.contains("\"truncated\":true")) trunc++;
-                        } else if (!line.startsWith("{\"k\":\"begin\"")) events++;
+        File only = new File(work, "tests.0.jsonl");
+        if (!gzip && parts == 0 && only.exists()) {
+            // one JVM, no compression: the part file is the tests file (a rename, no copy)
+            if (!c.add(lastClean ? agentCounts(work, 0) : null, only)) c.count(only);
+            Files.move(only.toPath(), tf.toPath(), StandardCopyOption.REPLACE_EXISTING);
+        } else {
+            try (OutputStream o = gzip ? fastGzip(tf) : new FileOutputStream(tf)) {
+                for (int p = 0; p <= parts; p++) {
+                    File pf = new File(work, "tests." + p + ".jsonl");
+                    if (!pf.exists()) continue;
+                    if (c.add(p == parts && lastClean ? agentCounts(work, p) : null, pf)) {
+                        try (InputStream in = new FileInputStream(pf)) {
+                            in.transferTo(o);
+                        }
+                    } else {
+                        c.copy(pf, o);
                     }
                 }
             }
         }
+        int nTests = c.tests, pass = c.pass, fail = c.tests - c.pass, trunc = c.truncated;
+        long events = c.events, bytes = c.bytes;
         // agent reports
         int classes = 0;
         List<String> errors = new ArrayList<>();
@@ -518,9 +643,21 @@ public final class Supervisor {
         return n;
     }
 
+    /**
+     * A gzip stream at deflate's fastest level (trace.sh --gzip; paf trace java compresses in paf):
+     * the default level took as long as the tracing itself, for a file a few percent smaller.
+     */
+    static OutputStream fastGzip(File f) throws IOException {
+        return new GZIPOutputStream(new FileOutputStream(f), 1 << 16) {
+            {
+                def.setLevel(Deflater.BEST_SPEED);
+            }
+        };
+    }
+
     static void write(File f, byte[] b) throws IOException {
         if (f.getName().endsWith(".gz")) {
-            try (OutputStream o = new GZIPOutputStream(new FileOutputStream(f))) {
+            try (OutputStream o = fastGzip(f)) {
                 o.write(b);
             }
         } else {

@@ -74,6 +74,72 @@ fn special(bytes: &[u8]) -> Option<usize> {
     Some(at + tail)
 }
 
+/// A key of at most 15 bytes as a number (its bytes, little-endian, zero above), so that keys
+/// are told apart by integer compares rather than a `memcmp` per candidate; a longer key is
+/// `u128::MAX`, which no known key is (keys hold no control characters, so no zero byte).
+fn pack(bytes: &[u8], start: usize, len: usize) -> u128 {
+    if len > 15 {
+        return u128::MAX;
+    }
+    let word = match bytes
+        .get(start..start + 16)
+        .and_then(|w| <[u8; 16]>::try_from(w).ok())
+    {
+        Some(w) => u128::from_le_bytes(w),
+        None => {
+            let mut w = [0u8; 16];
+            w[..len].copy_from_slice(&bytes[start..start + len]);
+            u128::from_le_bytes(w)
+        }
+    };
+    word & ((1u128 << (8 * len)) - 1)
+}
+
+/// [`pack`] of a known key, at compile time.
+const fn key(name: &[u8]) -> u128 {
+    let mut w = [0u8; 16];
+    let mut i = 0;
+    while i < name.len() {
+        w[i] = name[i];
+        i += 1;
+    }
+    u128::from_le_bytes(w)
+}
+
+const K_CALLBACK: u128 = key(b"callback");
+const K_CALLEE: u128 = key(b"callee");
+const K_CALLER: u128 = key(b"caller");
+const K_CAST: u128 = key(b"cast");
+const K_ELEM: u128 = key(b"elem");
+const K_EVENTS: u128 = key(b"events");
+const K_EXCEPTION: u128 = key(b"exception");
+const K_FIELD: u128 = key(b"field");
+const K_FIELDS: u128 = key(b"fields");
+const K_FRAME: u128 = key(b"frame");
+const K_FROM: u128 = key(b"from");
+const K_HOW: u128 = key(b"how");
+const K_INDEX: u128 = key(b"index");
+const K_K: u128 = key(b"k");
+const K_LENGTH: u128 = key(b"length");
+const K_LOCAL: u128 = key(b"local");
+const K_METHOD: u128 = key(b"method");
+const K_NAME: u128 = key(b"name");
+const K_NULL: u128 = key(b"null");
+const K_OBJ: u128 = key(b"obj");
+const K_OUTCOME: u128 = key(b"outcome");
+const K_RET: u128 = key(b"ret");
+const K_ROLE: u128 = key(b"role");
+const K_STATIC: u128 = key(b"static");
+const K_STMT: u128 = key(b"stmt");
+const K_TEST: u128 = key(b"test");
+const K_TEST_LINE: u128 = key(b"test_line");
+const K_THIS: u128 = key(b"this");
+const K_THROW: u128 = key(b"throw");
+const K_TRUNCATED: u128 = key(b"truncated");
+const K_USES: u128 = key(b"uses");
+const K_VALUES: u128 = key(b"values");
+const K_VAR: u128 = key(b"var");
+
 /// Sets a field once: a repeated known key is serde's "duplicate field" error.
 fn once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
     if slot.is_some() {
@@ -94,13 +160,14 @@ impl<'t> Parser<'t> {
 
     /// The members of an object, `{` already eaten: calls `member` with each key (the parser
     /// then at its value) until the closing `}`.
-    fn members(&mut self, mut member: impl FnMut(&mut Self, &'t [u8]) -> Option<()>) -> Option<()> {
+    fn members(&mut self, mut member: impl FnMut(&mut Self, u128) -> Option<()>) -> Option<()> {
         if self.peek()? == b'}' {
             self.at += 1;
             return Some(());
         }
         loop {
-            let key = self.string()?.as_bytes();
+            let start = self.at + 1;
+            let key = pack(self.bytes, start, self.string()?.len());
             self.eat(b':')?;
             member(self, key)?;
             match self.peek()? {
@@ -288,15 +355,15 @@ impl<'t> Parser<'t> {
     fn var(&mut self, v: &mut Var<'t>) -> Option<()> {
         self.eat(b'{')?;
         self.members(|p, key| match key {
-            b"local" => once(&mut v.local, p.cow()?),
-            b"frame" => once(&mut v.frame, p.u64()?),
-            b"field" => once(&mut v.field, p.cow()?),
-            b"obj" => once(&mut v.obj, p.u64()?),
-            b"static" => once(&mut v.static_, p.cow()?),
-            b"elem" => once(&mut v.elem, p.u64()?),
-            b"index" => once(&mut v.index, p.u64()?),
-            b"name" => once(&mut v.name, p.cow()?),
-            b"ret" => once(&mut v.ret, p.u64()?),
+            K_LOCAL => once(&mut v.local, p.cow()?),
+            K_FRAME => once(&mut v.frame, p.u64()?),
+            K_FIELD => once(&mut v.field, p.cow()?),
+            K_OBJ => once(&mut v.obj, p.u64()?),
+            K_STATIC => once(&mut v.static_, p.cow()?),
+            K_ELEM => once(&mut v.elem, p.u64()?),
+            K_INDEX => once(&mut v.index, p.u64()?),
+            K_NAME => once(&mut v.name, p.cow()?),
+            K_RET => once(&mut v.ret, p.u64()?),
             _ => p.skip(1),
         })
     }
@@ -320,8 +387,8 @@ impl<'t> Parser<'t> {
             p.eat(b'{')?;
             let (mut field, mut stmt) = (None, None);
             p.members(|p, key| match key {
-                b"field" => once(&mut field, p.cow()?),
-                b"stmt" => once(&mut stmt, p.u64()?),
+                K_FIELD => once(&mut field, p.cow()?),
+                K_STMT => once(&mut stmt, p.u64()?),
                 _ => p.skip(1),
             })?;
             out.push(FieldDefault {
@@ -338,32 +405,32 @@ impl<'t> Parser<'t> {
         self.eat(b'{')?;
         let mut k = None;
         self.members(|p, key| match key {
-            b"k" => once(&mut k, p.kind()?),
-            b"test" => once(&mut r.test, p.cow()?),
-            b"outcome" => once(&mut r.outcome, p.outcome()?),
-            b"exception" => once(&mut r.exception, p.serde()?),
-            b"events" => once(&mut r.events, p.u64()?),
-            b"truncated" => once(&mut r.truncated, p.bool()?),
-            b"frame" => once(&mut r.frame, p.u64()?),
-            b"method" => once(&mut r.method, p.cow()?),
-            b"caller" => once(&mut r.caller, p.u64()?),
-            b"this" => once(&mut r.this, p.u64()?),
-            b"test_line" => once(&mut r.test_line, p.u64()?),
-            b"callback" => once(&mut r.callback, p.bool()?),
-            b"throw" => once(&mut r.throw, p.cow()?),
-            b"stmt" => once(&mut r.stmt, p.u64()?),
-            b"var" => p.var_into(&mut r.var),
-            b"from" => p.var_into(&mut r.from),
-            b"cast" => once(&mut r.cast, p.bool()?),
-            b"how" => once(&mut r.how, p.how()?),
-            b"callee" => once(&mut r.callee, p.cow()?),
-            b"role" => once(&mut r.role, p.role()?),
-            b"null" => once(&mut r.null, p.bool()?),
-            b"uses" => once(&mut r.uses, p.vars()?),
-            b"obj" => once(&mut r.obj, p.u64()?),
-            b"fields" => once(&mut r.fields, p.field_defaults()?),
-            b"length" => once(&mut r.length, p.u64()?),
-            b"values" => once(&mut r.values, p.serde()?),
+            K_K => once(&mut k, p.kind()?),
+            K_TEST => once(&mut r.test, p.cow()?),
+            K_OUTCOME => once(&mut r.outcome, p.outcome()?),
+            K_EXCEPTION => once(&mut r.exception, p.serde()?),
+            K_EVENTS => once(&mut r.events, p.u64()?),
+            K_TRUNCATED => once(&mut r.truncated, p.bool()?),
+            K_FRAME => once(&mut r.frame, p.u64()?),
+            K_METHOD => once(&mut r.method, p.cow()?),
+            K_CALLER => once(&mut r.caller, p.u64()?),
+            K_THIS => once(&mut r.this, p.u64()?),
+            K_TEST_LINE => once(&mut r.test_line, p.u64()?),
+            K_CALLBACK => once(&mut r.callback, p.bool()?),
+            K_THROW => once(&mut r.throw, p.cow()?),
+            K_STMT => once(&mut r.stmt, p.u64()?),
+            K_VAR => p.var_into(&mut r.var),
+            K_FROM => p.var_into(&mut r.from),
+            K_CAST => once(&mut r.cast, p.bool()?),
+            K_HOW => once(&mut r.how, p.how()?),
+            K_CALLEE => once(&mut r.callee, p.cow()?),
+            K_ROLE => once(&mut r.role, p.role()?),
+            K_NULL => once(&mut r.null, p.bool()?),
+            K_USES => once(&mut r.uses, p.vars()?),
+            K_OBJ => once(&mut r.obj, p.u64()?),
+            K_FIELDS => once(&mut r.fields, p.field_defaults()?),
+            K_LENGTH => once(&mut r.length, p.u64()?),
+            K_VALUES => once(&mut r.values, p.serde()?),
             _ => p.skip(1),
         })?;
         r.k = k?;
@@ -495,7 +562,7 @@ mod tests {
         assert_eq!((e.kind.as_str(), e.frames[0].line), ("E", 47));
 
         let enter = fast(
-            r#"{"k":"enter","frame":5,"method":"C.priceOf","this":6,"site":3,"values":{"args":{"name":{"length":4}},"fields":{"C.count":0}}}"#,
+            r#"{"k":"enter","frame":5,"method":"C.priceOf","this":6,"site":3,"a_key_longer_than_sixteen_bytes":[],"values":{"args":{"name":{"length":4}},"fields":{"C.count":0}}}"#,
         )
         .unwrap();
         assert_eq!(

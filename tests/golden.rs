@@ -158,8 +158,7 @@ fn goldens_hold_for_any_thread_count_and_compression() {
         for bundle in &copies {
             for jobs in ["1", "3"] {
                 let shown = bundle.to_string_lossy();
-                let (code, stdout, stderr) =
-                    paf(&["rank", &shown, "--format", "json", "-j", jobs]);
+                let (code, stdout, stderr) = paf(&["rank", &shown, "--format", "json", "-j", jobs]);
                 assert_eq!(code, 0, "{shown} -j {jobs}: {stderr}");
                 assert_eq!(expected, stdout, "{shown} -j {jobs} against {golden}");
             }

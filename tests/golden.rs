@@ -118,3 +118,50 @@ fn output_is_the_same_bytes_on_every_run() {
         assert_eq!(first, second, "{bundle}");
     }
 }
+
+/// Issue 17: a bundle's ranking is the same bytes whatever the number of threads and however
+/// the tests file is stored: every shipped bundle, plain, gzip and zstd, at `-j 1` and `-j 3`,
+/// matches its `rank.json` golden.
+#[test]
+fn goldens_hold_for_any_thread_count_and_compression() {
+    use std::io::Write;
+    let tmp = tempfile::tempdir().unwrap();
+    for name in bundles() {
+        let golden = format!("testdata/golden/{name}/rank.json");
+        let expected = std::fs::read_to_string(root().join(&golden)).unwrap();
+        let plain = root().join("traces").join(&name);
+        let mut copies = vec![plain.clone()];
+        for suffix in ["gz", "zst"] {
+            let dir = tmp.path().join(format!("{name}-{suffix}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            for entry in std::fs::read_dir(&plain).unwrap() {
+                let path = entry.unwrap().path();
+                let file = path.file_name().unwrap().to_string_lossy().into_owned();
+                let bytes = std::fs::read(&path).unwrap();
+                if file != "tests.jsonl" {
+                    std::fs::write(dir.join(&file), bytes).unwrap();
+                    continue;
+                }
+                let out = std::fs::File::create(dir.join(format!("{file}.{suffix}"))).unwrap();
+                if suffix == "gz" {
+                    let mut e = flate2::write::GzEncoder::new(out, flate2::Compression::fast());
+                    e.write_all(&bytes).unwrap();
+                    e.finish().unwrap();
+                } else {
+                    let mut e = zstd::Encoder::new(out, 3).unwrap();
+                    e.write_all(&bytes).unwrap();
+                    e.finish().unwrap();
+                }
+            }
+            copies.push(dir);
+        }
+        for bundle in &copies {
+            for jobs in ["1", "3"] {
+                let shown = bundle.to_string_lossy();
+                let (code, stdout, stderr) = paf(&["rank", &shown, "--format", "json", "-j", jobs]);
+                assert_eq!(code, 0, "{shown} -j {jobs}: {stderr}");
+                assert_eq!(expected, stdout, "{shown} -j {jobs} against {golden}");
+            }
+        }
+    }
+}

@@ -28,6 +28,15 @@ compile() { # NAME: testdata/java/NAME/{src,test} -> OUT/classes/NAME
   "${JAVAC[@]}" -d "$c" -cp "$J/junit4.jar" $(find "$TD/$1/src" "$TD/$1/test" -name '*.java')
 }
 tests_of() { (cd "$TD/$1/test" && find . -name '*.java' | sed 's|^\./||; s|\.java$||; s|/|.|g' | sort | paste -sd, -); }
+# The summary's counts (the agent's own at a clean exit, or read from a part file the supervisor
+# repaired) are those paf validate finds in the bundle: tests, failing, passing, events.
+same_counts() { # LOG BUNDLE
+  local s v
+  s=$(sed -nE 's/.*paf trace: ([0-9]+) tests? \(([0-9]+) pass, ([0-9]+) fail, [0-9]+ truncated\), ([0-9]+) events?.*/\1 \3 \2 \4/p' "$1")
+  v=$("$PAF" validate "$2" | sed -nE 's/.*ok: ([0-9]+) tests? \(([0-9]+) failing, ([0-9]+) passing\), ([0-9]+) events?.*/\1 \2 \3 \4/p')
+  [ -n "$s" ] && [ "$s" = "$v" ] || { echo "e2e.sh: the summary of $2 says '$s' (tests, failing, passing, events), paf validate '$v'" >&2; exit 1; }
+  echo "ok: the summary's counts are the bundle's ($s: tests, failing, passing, events)"
+}
 
 echo "== motivating (PAF Figure 2 / Table 1)"
 compile motivating
@@ -44,7 +53,10 @@ $CHECK motivating "$OUT/motivating.committed.rank.json" >/dev/null && echo "ok: 
 echo "== library (Randoop-style suite, $(tests_of library | tr , '\n' | wc -l) test classes)"
 compile library
 "$PAF" trace java --quiet --gzip --classpath "$OUT/classes/library" --include org.shelf \
-  --tests "$(tests_of library)" --sourcepath "$TD/library/src" -o "$OUT/library"
+  --tests "$(tests_of library)" --sourcepath "$TD/library/src" -o "$OUT/library" 2> "$OUT/library.log" \
+  || { cat "$OUT/library.log" >&2; exit 1; }
+grep '^paf' "$OUT/library.log"
+same_counts "$OUT/library.log" "$OUT/library"
 "$PAF" rank "$OUT/library" --format json > "$OUT/library.rank.json"
 $CHECK library "$OUT/library.rank.json" "$TD/library/truth.csv"
 
@@ -64,7 +76,7 @@ compile robustness
 "$HERE/trace.sh" --quiet --timeout 3 --fail-class org.robust.Broken --classpath "$OUT/classes/robustness" \
   --include org.robust --tests RobustTest -o "$OUT/robustness" 2> "$OUT/robustness.log" || { cat "$OUT/robustness.log" >&2; exit 1; }
 grep '^paf' "$OUT/robustness.log" | sed 's/^/  /'
-"$PAF" validate "$OUT/robustness" > /dev/null
+same_counts "$OUT/robustness.log" "$OUT/robustness"
 $CHECK robustness "$OUT/robustness"
 
 echo "== cases (the hand-worked corpus, testdata/java/cases/README.md)"

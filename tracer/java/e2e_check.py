@@ -13,6 +13,7 @@ import gzip
 import json
 import os
 import re
+import subprocess
 import sys
 
 
@@ -109,16 +110,25 @@ def library(rank_path, truth_path):
 
 
 def read_lines(path):
-    for name in ("tests.jsonl", "tests.jsonl.gz"):
+    for name in ("tests.jsonl", "tests.jsonl.gz", "tests.jsonl.zst"):
         p = os.path.join(path, name)
         if os.path.exists(p):
-            op = gzip.open if name.endswith(".gz") else open
-            with op(p, "rt", encoding="utf-8") as f:
-                for line in f:
-                    if line.strip():
-                        yield json.loads(line)
+            for line in open_text(p):
+                if line.strip():
+                    yield json.loads(line)
             return
     fail("no tests.jsonl in %s" % path)
+
+
+def open_text(p):
+    """The lines of a bundle file, plain, gzip or zstd (paf trace java's default; Python has no
+    zstd module, so the zstd tool that tracer/java/install.sh installs decompresses it)."""
+    if p.endswith(".zst"):
+        out = subprocess.run(["zstd", "-dcq", p], check=True, stdout=subprocess.PIPE).stdout
+        return out.decode("utf-8").splitlines(True)
+    op = gzip.open if p.endswith(".gz") else open
+    with op(p, "rt", encoding="utf-8") as f:
+        return f.readlines()
 
 
 def ends(bundle):

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the Java front end of paf needs, from Debian packages (idempotent):
-# a JDK (javac, jar), ASM 9 (asm, asm-tree, asm-analysis, asm-commons) and JUnit 4 (+ hamcrest).
+# a JDK (javac, jar), ASM 9 (asm, asm-tree, asm-analysis, asm-commons), JUnit 4 (+ hamcrest),
+# python3 and zstd (for the checks).
 # With --maven, also Maven and the plugins `paf trace java --maven` runs offline from Debian's
 # repository /usr/share/maven-repo (the e2e's Maven check).
 set -euo pipefail
@@ -11,6 +12,8 @@ command -v jar >/dev/null 2>&1 || need+=(default-jdk-headless)
 [ -f /usr/share/java/junit4.jar ] || need+=(junit4)
 [ -f /usr/share/java/hamcrest-core.jar ] || [ -f /usr/share/java/hamcrest.jar ] || need+=(libhamcrest-java)
 command -v python3 >/dev/null 2>&1 || need+=(python3)
+# the zstd tool: the e2e checks read `paf trace java`'s default zstd bundles with it
+command -v zstd >/dev/null 2>&1 || need+=(zstd)
 if [ "${1:-}" = --maven ]; then
   command -v mvn >/dev/null 2>&1 || need+=(maven)
   for p in compiler resources dependency; do

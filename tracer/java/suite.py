@@ -153,9 +153,11 @@ def main():
         key = u["reason"].split(":")[0]
         reasons[key] = reasons.get(key, 0) + 1
     static = 0
-    for f in ("static-duas.jsonl", "static-duas.jsonl.gz"):
+    for f in ("static-duas.jsonl", "static-duas.jsonl.gz", "static-duas.jsonl.zst"):
         p = os.path.join(bundle, f)
-        if os.path.exists(p):
+        if os.path.exists(p) and f.endswith(".zst"):  # paf trace java's default; the zstd tool reads it
+            static = subprocess.run(["zstd", "-dcq", p], check=True, stdout=subprocess.PIPE).stdout.count(b"\n")
+        elif os.path.exists(p):
             static = sum(1 for _ in (__import__("gzip").open(p, "rt") if f.endswith(".gz") else open(p)))
     fig = {
         "suite": name,

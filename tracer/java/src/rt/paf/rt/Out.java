@@ -164,9 +164,11 @@ final class Out {
             return this;
         }
         int start = pos;
-        while (v > 0) {
-            buf[pos++] = (byte) ('0' + (v % 10));
-            v /= 10;
+        if (v <= Integer.MAX_VALUE) {
+            // ids and counts fit an int: C1 compiles a long division into a runtime call
+            for (int w = (int) v; w > 0; w /= 10) buf[pos++] = (byte) ('0' + (w % 10));
+        } else {
+            for (; v > 0; v /= 10) buf[pos++] = (byte) ('0' + (v % 10));
         }
         for (int i = start, j = pos - 1; i < j; i++, j--) {
             byte t = buf[i];

@@ -129,11 +129,12 @@ public final class Supervisor {
             // repeated implicit exceptions must keep their stack traces (the crash site)
             cmd.add("-XX:-OmitStackTraceInFastThrow");
             // the worker lives seconds: C1 alone compiles the instrumented code soon and cheaply,
-            // where C2 spent a core recompiling it (tracing time cut by a third on real suites:
-            // docs/performance.md); a serial collector, for the same reason; --jvm-arg comes
-            // after, so a user's own choice wins
+            // where C2 spent a core recompiling it (docs/performance.md, "The tracer"); a serial
+            // collector, for the same reason. --jvm-arg comes after, so a user's own
+            // -XX:TieredStopAtLevel wins; a user's collector replaces the serial one (the JVM
+            // refuses two)
             cmd.add("-XX:TieredStopAtLevel=1");
-            cmd.add("-XX:+UseSerialGC");
+            if (jvmArgs.stream().noneMatch(x -> x.matches("-XX:\\+Use\\w*GC"))) cmd.add("-XX:+UseSerialGC");
             cmd.addAll(jvmArgs);
             // Class#method (paf trace java --isolate) names the class to the agent.
             String agentOpts = "work=" + work.getAbsolutePath() + ";part=" + part + ";include=" + include + ";exclude=" + exclude

@@ -585,6 +585,8 @@ fn add_static_duas(
         .map(|u| serde_json::to_string(u).map(|l| l + "\n"))
         .collect::<Result<_, _>>()
         .map_err(|e| CliError::Internal(format!("crash uses as JSON: {e}")))?;
+    // kept for --keep-work (docs/java.md): the crash uses the static analysis was asked about
+    let _ = std::fs::write(bundle.join(".work").join("queries.jsonl"), &lines);
     if let Some(mut stdin) = child.stdin.take() {
         // a write error means the analysis ended early: its exit code below says why
         let _ = stdin.write_all(lines.as_bytes());

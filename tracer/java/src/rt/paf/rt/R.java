@@ -1281,7 +1281,9 @@ public final class R {
 
     /** A field or element load from {@code from}: if it is reachable from a static, so is the value. */
     public static void reachLoad(Object value, Object from) {
-        if (!reachOn || from == null) return;
+        // not after the test stopped recording (truncated: sroot and idw stop there too), where a
+        // lookup per field load was a fifth of the time of a test looping past its budget
+        if (!reachOn || from == null || !recording) return;
         synchronized (LOCK) {
             if (!active) return;
             int root = reach.get(from);

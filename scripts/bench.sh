@@ -159,7 +159,9 @@ else
     # plain JUnit exits 1 when a test fails: its time is what counts
     plain=$(median_of sh -c 'java -XX:-OmitStackTraceInFastThrow -cp "$1" org.junit.runner.JUnitCore $2 || true' sh \
       "$C/classes:$J/junit4.jar:$HAMCREST" "${tests//,/ }")
-    traced=$(median_of "$PAF" trace java --quiet --classpath "$C/classes" --include "$inc" --tests "$tests" -o "$C/bundle")
+    # its summary line (stderr) is left out of the table
+    traced=$(median_of sh -c '"$@" 2> /dev/null' sh "$PAF" trace java --quiet --classpath "$C/classes" \
+      --include "$inc" --tests "$tests" -o "$C/bundle")
     # "DIR: ok: N tests (F failing, P passing), E events, S statements"
     read -r n ev < <("$PAF" validate "$C/bundle" | sed -E 's/.*ok: ([0-9]+) tests? .*\), ([0-9]+) events?.*/\1 \2/')
     printf '%-13s %6d %9s %9s %8sx %10d %10d\n' "$ex" "$n" "$plain" "$traced" "$(ratio "$traced" "$plain")" "$ev" "$(du -k "$C/bundle" | tail -1 | cut -f1)"

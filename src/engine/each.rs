@@ -13,8 +13,8 @@ use super::merge::Merge;
 
 /// Reads every test of the bundle's tests file on `jobs` threads. On a worker, each test's
 /// events go through a fresh `sink()`, and its segment's lines that `pick` selects are kept
-/// as text (a record field the checked test does not carry, such as `end.statics`); `finish`
-/// makes the test's result from both. On the calling thread, `each` gets the tests in file
+/// as text with their line numbers (a record field the checked test does not carry, such as
+/// `end.statics`); `finish` makes the test's result from both. On the calling thread, `each` gets the tests in file
 /// order. Any problem of the file (the same as `paf validate` reports) fails the pass, with
 /// every problem in line order.
 pub fn each_test<S, T>(
@@ -22,7 +22,7 @@ pub fn each_test<S, T>(
     jobs: Jobs,
     sink: impl Fn() -> S + Sync,
     pick: impl Fn(&str) -> bool + Sync,
-    finish: impl Fn(&TestRecord, S, &[String]) -> T + Sync,
+    finish: impl Fn(&TestRecord, S, &[(u64, String)]) -> T + Sync,
     mut each: impl FnMut(TestRecord, T),
 ) -> Result<(), Vec<Problem>>
 where
@@ -40,11 +40,11 @@ where
         jobs.workers(),
         || (LocalSymbols::new(&tables.symbols), Feed::new(), Vec::new()),
         |(symbols, feed, picked), piece: Piece| {
-            for (_, line) in piece.lines(path) {
+            for (number, line) in piece.lines(path) {
                 if let Ok(text) = line
                     && pick(text)
                 {
-                    picked.push(text.to_owned());
+                    picked.push((number, text.to_owned()));
                 }
             }
             let (seg, results): (Segment, _) =

@@ -181,6 +181,8 @@ pub fn access_from_bundle(path: &Path) -> Result<BundleSuite, Vec<Problem>> {
         access: Vec::new(),
         failing: Vec::new(),
     };
+    let mut problems = Vec::new();
+    let path = bundle.tests.path().to_path_buf();
     // One parallel pass (the engine's): each test's events give its reads and writes, and its
     // end record's `statics` (the only lines that mention them) add what the agent recorded
     // without an event.
@@ -189,16 +191,23 @@ pub fn access_from_bundle(path: &Path) -> Result<BundleSuite, Vec<Problem>> {
         crate::engine::Jobs::all_cores(),
         StaticsSeen::default,
         |line| line.contains("\"statics\""),
-        |test, seen, lines| seen.with_end_statics(&test.id, lines),
-        |test, access| {
-            suite.ids.push(test.id);
-            suite.access.push(access);
-            suite
-                .failing
-                .push(test.outcome == crate::trace::Outcome::Fail);
+        |test, seen, lines| seen.with_end_statics(&test.id, lines, &path),
+        |test, access| match access {
+            Ok(access) => {
+                suite.ids.push(test.id);
+                suite.access.push(access);
+                suite
+                    .failing
+                    .push(test.outcome == crate::trace::Outcome::Fail);
+            }
+            Err(p) => problems.push(p),
         },
     )?;
-    Ok(suite)
+    if problems.is_empty() {
+        Ok(suite)
+    } else {
+        Err(problems)
+    }
 }
 
 /// One test's static reads and writes, gathered from its events as they are read.
@@ -214,14 +223,23 @@ impl StaticsSeen {
     /// `statics` among `lines` (a superset: `statics` does not say whether a read came before
     /// the test's own write, so the read is kept, which can only add schedules), without
     /// [`OUTPUT_STREAMS`].
-    fn with_end_statics(self, id: &str, lines: &[String]) -> (Vec<String>, Vec<String>) {
+    /// A `statics` of the wrong shape is a problem of its line (the checks of the pass do not
+    /// look inside it).
+    fn with_end_statics(
+        self,
+        id: &str,
+        lines: &[(u64, String)],
+        path: &Path,
+    ) -> Result<(Vec<String>, Vec<String>), Problem> {
         let (mut reads, mut writes) = (self.reads, self.writes);
-        // the pass has checked every line: one that does not parse here is not an end record
-        let recorded = lines
-            .iter()
-            .filter_map(|l| serde_json::from_str::<EndLine>(l).ok())
-            .find(|e| e.k == "end" && e.test.as_deref() == Some(id))
-            .and_then(|e| e.statics);
+        let mut recorded = None;
+        for (number, line) in lines {
+            let parsed: EndLine =
+                serde_json::from_str(line).map_err(|e| Problem::json(path, *number, &e))?;
+            if parsed.k == "end" && parsed.test.as_deref() == Some(id) {
+                recorded = parsed.statics;
+            }
+        }
         if let Some(s) = recorded {
             for f in s.read.iter().chain(&s.reachable_read) {
                 if !reads.contains(f) {
@@ -236,7 +254,7 @@ impl StaticsSeen {
         }
         reads.retain(|f| !OUTPUT_STREAMS.contains(&f.as_str()));
         writes.retain(|f| !OUTPUT_STREAMS.contains(&f.as_str()));
-        (reads, writes)
+        Ok((reads, writes))
     }
 
     /// A read counts if the test has not written the field before.
@@ -434,6 +452,34 @@ mod tests {
         assert_eq!(per_test[0], (s(&["C.list"]), s(&["C.x", "C.list"])));
         assert_eq!(per_test[1], (s(&["C.x", "C.list"]), s(&[])));
         assert_eq!(per_test[2], (s(&["C.x"]), s(&[])));
+    }
+
+    #[test]
+    fn a_statics_of_the_wrong_shape_is_a_problem_of_its_line() {
+        // The pass's checks do not look inside `statics`; reading it does, and says where.
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(
+            d.join("manifest.json"),
+            r#"{"format": "paf-trace", "version": 1}"#,
+        )
+        .unwrap();
+        std::fs::write(d.join("statements.jsonl"), "").unwrap();
+        std::fs::write(
+            d.join("tests.jsonl"),
+            r#"{"k":"begin","test":"a"}
+{"k":"end","test":"a","outcome":"pass","events":0,"statics":{"read":"C.x"}}
+"#,
+        )
+        .unwrap();
+        let problems = access_from_bundle(d).err().unwrap();
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].line, Some(2));
+        assert!(
+            problems[0].message.contains("expected a sequence"),
+            "{}",
+            problems[0].message
+        );
     }
 
     #[test]

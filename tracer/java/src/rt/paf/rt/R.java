@@ -289,8 +289,8 @@ public final class R {
     /**
      * The bytecode of test classes whose line tables are not read yet: they are read at the first
      * failure raised in one of their methods ({@link #readLines}), not as the class loads, since
-     * most test classes of a Randoop suite never need them (scanning them all cost about a tenth
-     * of a traced run; docs/performance.md).
+     * most test classes of a Randoop suite never need them (scanning them all showed in a fifth
+     * of a coarse profile's samples; docs/performance.md).
      */
     private static final HashMap<String, byte[]> unreadTestClasses = new HashMap<>();
     /** paf.instr.BodyLines#register, set by the agent: reads a test class's line table into {@link #bodyLines}. */

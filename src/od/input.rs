@@ -210,6 +210,13 @@ pub fn access_from_bundle(path: &Path) -> Result<BundleSuite, Vec<Problem>> {
     }
 }
 
+/// Adds `field` to `fields` unless it is there (a test's accesses keep their first order).
+fn push_new(fields: &mut Vec<String>, field: &str) {
+    if !fields.iter().any(|f| f == field) {
+        fields.push(field.to_string());
+    }
+}
+
 /// One test's static reads and writes, gathered from its events as they are read.
 #[derive(Default)]
 struct StaticsSeen {
@@ -223,6 +230,7 @@ impl StaticsSeen {
     /// `statics` among `lines` (a superset: `statics` does not say whether a read came before
     /// the test's own write, so the read is kept, which can only add schedules), without
     /// [`OUTPUT_STREAMS`].
+    ///
     /// A `statics` of the wrong shape is a problem of its line (the checks of the pass do not
     /// look inside it).
     fn with_end_statics(
@@ -242,14 +250,10 @@ impl StaticsSeen {
         }
         if let Some(s) = recorded {
             for f in s.read.iter().chain(&s.reachable_read) {
-                if !reads.contains(f) {
-                    reads.push(f.clone());
-                }
+                push_new(&mut reads, f);
             }
             for f in s.written.iter().chain(&s.reachable_written) {
-                if !writes.contains(f) {
-                    writes.push(f.clone());
-                }
+                push_new(&mut writes, f);
             }
         }
         reads.retain(|f| !OUTPUT_STREAMS.contains(&f.as_str()));
@@ -260,10 +264,7 @@ impl StaticsSeen {
     /// A read counts if the test has not written the field before.
     fn read(&mut self, name: Sym, names: &dyn Names) {
         if !self.written.contains(&name) {
-            let s = names.name(name);
-            if !self.reads.iter().any(|r| r == s) {
-                self.reads.push(s.to_string());
-            }
+            push_new(&mut self.reads, names.name(name));
         }
     }
 }
@@ -292,10 +293,7 @@ impl EventSink for StaticsSeen {
                 }
                 if let Var::Static { name } = var {
                     self.written.insert(*name);
-                    let s = names.name(*name);
-                    if !self.writes.iter().any(|w| w == s) {
-                        self.writes.push(s.to_string());
-                    }
+                    push_new(&mut self.writes, names.name(*name));
                 }
             }
             _ => {}

@@ -20,6 +20,7 @@ pub mod raw;
 pub mod reader;
 pub mod scan;
 pub mod symbols;
+pub mod tail;
 pub mod write;
 
 use std::path::{Path, PathBuf};

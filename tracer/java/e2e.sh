@@ -78,6 +78,14 @@ compile robustness
 grep '^paf' "$OUT/robustness.log" | sed 's/^/  /'
 same_counts "$OUT/robustness.log" "$OUT/robustness"
 $CHECK robustness "$OUT/robustness"
+# through paf: three JVMs' parts assembled into a new tests file, so what paf compressed as the
+# first worker wrote is dropped and the finished file compressed again, whatever the timing
+# (src/trace/tail.rs); the counts show nothing was lost
+"$PAF" trace java -v --timeout 3 --classpath "$OUT/classes/robustness" --include org.robust --tests RobustTest \
+  -o "$OUT/robustness-paf" 2> "$OUT/robustness-paf.log" || { cat "$OUT/robustness-paf.log" >&2; exit 1; }
+grep -q "^paf trace: tests.jsonl compressed after the tests" "$OUT/robustness-paf.log" \
+  || { echo "FAIL: robustness through paf must compress its assembled tests file again:"; grep '^paf' "$OUT/robustness-paf.log"; exit 1; }
+same_counts "$OUT/robustness-paf.log" "$OUT/robustness-paf"
 
 echo "== cases (the hand-worked corpus, testdata/java/cases/README.md)"
 compile cases

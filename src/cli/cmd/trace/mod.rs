@@ -18,6 +18,7 @@ use clap::{Args, Subcommand};
 use super::super::{CliError, exit, output};
 use crate::engine::{self, Jobs};
 use crate::trace::Bundle;
+use crate::trace::tail::Tail;
 use crate::trace::write::{Compression, compress_file};
 use crate::words;
 use project::Job;
@@ -206,19 +207,17 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
     let staging = sibling(out, "new")?;
     let _ = std::fs::remove_dir_all(&staging);
     let static_duas = start_static_duas(&a, &job, &tracer, &java, &asm, &staging);
+    let compression = a.compression();
+    let tail = follow_tests(&staging, compression);
     let code = match supervise(&a, &job, &tracer, &java, &deps, &staging) {
         Ok(code) => code,
         Err(e) => {
-            if let Ok(child) = static_duas {
-                stop(child);
-            }
+            abandon(static_duas, tail);
             return Err(e);
         }
     };
     if code != 0 {
-        if let Ok(child) = static_duas {
-            stop(child);
-        }
+        abandon(static_duas, tail);
         let _ = std::fs::remove_dir_all(&staging);
         return Ok(match code {
             2 => exit::BAD_INPUT, // the supervisor said why, naming the flag
@@ -230,8 +229,7 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
             }
         });
     }
-    let compression = a.compression();
-    let added = complete(static_duas, &staging, compression)?;
+    let added = complete(static_duas, tail, &staging, compression, a.verbose)?;
     if !a.keep_work {
         let _ = std::fs::remove_dir_all(staging.join(".work"));
     }
@@ -272,20 +270,35 @@ impl JavaArgs {
 /// once the bundle is in place.
 fn complete(
     static_duas: Result<Child, CliError>,
+    tail: Option<Tail>,
     staging: &Path,
     compression: Compression,
+    verbose: bool,
 ) -> Result<Result<(usize, usize), CliError>, CliError> {
-    // the tests file is compressed while paf analyzes it and the static analysis runs
-    let packing = (compression != Compression::None).then(|| {
+    // the rest of the tests file is compressed while paf analyzes it and the static analysis
+    // runs; all of it when what the follower compressed is not the finished file
+    let packing = tail.map(|tail| {
         let work = staging.join(".work");
-        std::thread::spawn(move || pack(&work, "tests.jsonl", compression))
+        let done = staging.join("tests.jsonl");
+        std::thread::spawn(move || match tail.finish(Some(&done)) {
+            Ok(true) => Ok(true),
+            // not the finished file, or it could not be checked: compressed again, whole
+            Ok(false) | Err(_) => pack(&work, "tests.jsonl", compression).map(|()| false),
+        })
     });
     let added = add_static_duas(static_duas, staging);
-    let packed = packing.map_or(Ok(()), |t| {
+    let packed = packing.map_or(Ok(false), |t| {
         t.join()
             .unwrap_or_else(|_| Err("the compression thread panicked".to_string()))
     });
-    if let Err(e) = packed.and_then(|()| pack_the_rest(staging, compression)) {
+    if verbose && let Ok(followed) = packed {
+        output::note(if followed {
+            "paf trace: tests.jsonl compressed as the tests ran"
+        } else {
+            "paf trace: tests.jsonl compressed after the tests (not the file the tests wrote at first, or not compressed)"
+        });
+    }
+    if let Err(e) = packed.and_then(|_| pack_the_rest(staging, compression)) {
         let _ = std::fs::remove_dir_all(staging);
         return Err(CliError::Internal(format!(
             "cannot compress the bundle: {e}"
@@ -538,6 +551,26 @@ fn start_static_duas(
     }
     cmd.spawn()
         .map_err(|e| CliError::Internal(format!("cannot run the static analysis: {e}")))
+}
+
+/// Compresses the first worker's tests file as it writes it (docs/performance.md, "The
+/// tracer"); `None` for `--plain`.
+fn follow_tests(staging: &Path, compression: Compression) -> Option<Tail> {
+    (compression != Compression::None).then(|| {
+        let work = staging.join(".work");
+        let to = work.join(format!("tests.jsonl{}", compression.suffix()));
+        Tail::start(work.join("tests.0.jsonl"), to, compression)
+    })
+}
+
+/// The tracing failed: stops the static analysis and the compression started beside it.
+fn abandon(static_duas: Result<Child, CliError>, tail: Option<Tail>) {
+    if let Ok(child) = static_duas {
+        stop(child);
+    }
+    if let Some(t) = tail {
+        let _ = t.finish(None);
+    }
 }
 
 /// Stops a static analysis that is not needed (the tracing failed, or no failing test has a

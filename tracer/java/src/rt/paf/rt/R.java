@@ -741,7 +741,7 @@ public final class R {
         while (it.hasNext()) {
             StackWalker.StackFrame f = it.next();
             String c = f.getClassName();
-            if (c.startsWith("paf.rt.")) continue;
+            if (c.startsWith("paf.rt.") || reflectionFrame(c)) continue;
             if (!callee) { // the instrumented method being entered
                 callee = true;
                 continue;
@@ -754,6 +754,19 @@ public final class R {
     };
 
     /**
+     * The stack walker of {@link #testLine}. It shows reflection frames and {@link #TEST_LINE}
+     * skips them by name: the JDK's own filter asks {@code Class.isAssignableFrom} through JNI of
+     * every frame, a tenth of the walk (docs/performance.md, "The tracer").
+     */
+    private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.SHOW_REFLECT_FRAMES);
+
+    /** The frames StackWalker hides unless asked for reflection frames (StackStreamFactory.isReflectionFrame). */
+    private static boolean reflectionFrame(String c) {
+        return c.startsWith("jdk.internal.reflect.") || c.equals("java.lang.reflect.Method")
+                || c.equals("java.lang.reflect.Constructor") || c.startsWith("java.lang.invoke.LambdaForm");
+    }
+
+    /**
      * The line of the test method that made the call being entered (a call from the test body,
      * directly or through JUnit's assertions): what the analysis of a failure raised in the test
      * body matches the exception's line against. -1 when the test method is not its caller (a
@@ -764,7 +777,7 @@ public final class R {
         boolean was = busy;
         busy = true; // the walk runs no instrumented code, but be sure
         try {
-            return StackWalker.getInstance().walk(TEST_LINE);
+            return WALKER.walk(TEST_LINE);
         } catch (Throwable t) {
             return -1; // the line is optional: a failure to find it loses only it
         } finally {

@@ -111,10 +111,14 @@ public final class TraceMain {
         Filter notYetTraced = new Filter() {
             @Override
             public boolean shouldRun(Description d) {
-                if (d.getMethodName() == null) return true;
-                String id = d.getClassName() + "." + d.getMethodName();
+                // nothing to filter out (the first JVM of a run without --isolate or --shard): no
+                // need for the method's name, which JUnit parses with a regular expression
+                if (only.isEmpty() && block == null && skip.isEmpty()) return true;
+                String method = methodName(d);
+                if (method == null) return true;
+                String id = d.getClassName() + "." + method;
                 Set<String> methods = only.get(d.getClassName());
-                if (methods != null && !methods.contains(d.getMethodName())) return false;
+                if (methods != null && !methods.contains(method)) return false;
                 if (block != null && !block.contains(id)) return false;
                 return !skip.contains(id);
             }
@@ -200,7 +204,33 @@ public final class TraceMain {
     }
 
     static String id(Description d) {
-        return d.getClassName() + "." + d.getMethodName();
+        return d.getClassName() + "." + methodName(d);
+    }
+
+    /** A description and its method's name. */
+    private static final class Named {
+        final Description d;
+        final String method;
+
+        Named(Description d, String method) {
+            this.d = d;
+            this.method = method;
+        }
+    }
+
+    private static volatile Named lastNamed;
+
+    /**
+     * {@code d.getMethodName()}, kept for the last description asked about: JUnit 4 parses it
+     * out of the display name with a regular expression at every call, and the listener asks
+     * several times per test (6 to 7% of a traced Randoop suite's time; docs/performance.md).
+     */
+    static String methodName(Description d) {
+        Named n = lastNamed;
+        if (n != null && n.d == d) return n.method;
+        String m = d.getMethodName();
+        lastNamed = new Named(d, m);
+        return m;
     }
 
     /** Where the test method runs, for the listener: set by {@link PhasedRunner}. */
@@ -280,14 +310,14 @@ public final class TraceMain {
             bodyEnded = false;
             bodyThrew = null;
             protocol("begin " + current);
-            R.beginTest(current, d.getClassName(), d.getMethodName());
+            R.beginTest(current, d.getClassName(), methodName(d));
         }
 
         @Override
         public void testFailure(Failure f) {
             Description d = f.getDescription();
             Throwable t = f.getException();
-            if (current != null && d.getMethodName() != null && current.equals(id(d))) {
+            if (current != null && methodName(d) != null && current.equals(id(d))) {
                 failures.add(t);
                 phases.add(methodPhase(d, t));
                 return;
@@ -367,7 +397,7 @@ public final class TraceMain {
                 otherPhases.add(phases.get(i) == null ? "test" : phases.get(i));
             }
             R.endTest(id, failure, failurePhase, others.toArray(new Throwable[0]), otherPhases.toArray(new String[0]),
-                    d.getClassName(), d.getMethodName(), note);
+                    d.getClassName(), methodName(d), note);
             protocol("end " + id);
             current = null;
             failures.clear();

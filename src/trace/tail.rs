@@ -1,0 +1,256 @@
+//! Compressing a tests file while the tracer still writes it, and keeping the result only if
+//! the finished file is byte for byte what was compressed.
+//!
+//! `paf trace java` compresses the bundle it writes (zstd by default). Compressing after the
+//! tests ran put the whole compression on the user's wait (about a tenth of a large suite's
+//! traced run); following the worker's part file as it grows does the same work on the core
+//! the single-threaded tests leave mostly idle. The tracer may still rewrite what it wrote (a
+//! test compacted at the event cap, a part repaired after a crash) or assemble a new file from
+//! several JVMs' parts: so the result is checked against the finished file (same file, same
+//! length, same 128-bit XXH3 of its bytes) and, when they differ, dropped for a compression of
+//! the finished file. Whatever the timing, the bundle holds exactly the finished file.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use xxhash_rust::xxh3::Xxh3;
+
+use super::write::Compression;
+
+/// How long the follower waits for more bytes when it has caught up with the writer. It only
+/// sets how far behind the compression may lag; no result depends on it.
+const POLL: Duration = Duration::from_millis(20);
+const BUFFER: usize = 1 << 20;
+
+/// What was compressed: the file (device and inode), its length and its bytes' hash.
+#[derive(Debug, PartialEq, Eq)]
+struct Followed {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    hash: u128,
+}
+
+/// A thread compressing a file as it grows, until [`Tail::finish`].
+pub struct Tail {
+    stop: Arc<AtomicBool>,
+    thread: JoinHandle<io::Result<Option<Followed>>>,
+    to: PathBuf,
+}
+
+impl Tail {
+    /// Follows `from` (waiting for it to appear) and compresses it into `to`.
+    pub fn start(from: PathBuf, to: PathBuf, compression: Compression) -> Tail {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&stop);
+        let out = to.clone();
+        let thread = std::thread::spawn(move || follow(&from, &out, compression, &flag));
+        Tail { stop, thread, to }
+    }
+
+    /// The writer is done: compresses what is left and returns whether `to` now holds `done`
+    /// compressed (the same file as the one followed, unchanged since). When it does not, `to`
+    /// is removed. `None` for `done` only stops the follower (the run failed).
+    pub fn finish(self, done: Option<&Path>) -> io::Result<bool> {
+        self.stop.store(true, Ordering::Release);
+        let followed = self
+            .thread
+            .join()
+            .map_err(|_| io::Error::other("the compression thread panicked"))?;
+        let kept = match (followed, done) {
+            (Ok(Some(f)), Some(done)) => same(&f, done)?,
+            _ => false,
+        };
+        if !kept {
+            let _ = std::fs::remove_file(&self.to);
+        }
+        Ok(kept)
+    }
+}
+
+fn follow(
+    from: &Path,
+    to: &Path,
+    compression: Compression,
+    stop: &AtomicBool,
+) -> io::Result<Option<Followed>> {
+    let mut file = loop {
+        // the flag is read before the open: a file that appears after a stop is not followed
+        let stopped = stop.load(Ordering::Acquire);
+        match File::open(from) {
+            Ok(f) => break f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !stopped => std::thread::sleep(POLL),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        }
+    };
+    let meta = file.metadata()?;
+    let out = BufWriter::with_capacity(BUFFER, File::create(to)?);
+    let mut encoder = Encoder::new(out, compression)?;
+    let mut hash = Xxh3::new();
+    let mut len = 0u64;
+    let mut buf = vec![0u8; BUFFER];
+    loop {
+        // read after the flag: once the writer is done, the next reads reach the true end
+        let stopped = stop.load(Ordering::Acquire);
+        let n = file.read(&mut buf)?;
+        if n > 0 {
+            hash.update(&buf[..n]);
+            encoder.write_all(&buf[..n])?;
+            len += n as u64;
+        } else if stopped {
+            break;
+        } else {
+            std::thread::sleep(POLL);
+        }
+    }
+    encoder.finish()?;
+    Ok(Some(Followed {
+        dev: meta.dev(),
+        ino: meta.ino(),
+        len,
+        hash: hash.digest128(),
+    }))
+}
+
+/// Whether `done` is the followed file with the followed bytes.
+fn same(f: &Followed, done: &Path) -> io::Result<bool> {
+    let meta = match std::fs::metadata(done) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    if (meta.dev(), meta.ino(), meta.len()) != (f.dev, f.ino, f.len) {
+        return Ok(false);
+    }
+    let mut file = File::open(done)?;
+    let mut hash = Xxh3::new();
+    let mut buf = vec![0u8; BUFFER];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hash.update(&buf[..n]);
+    }
+    Ok(hash.digest128() == f.hash)
+}
+
+/// The compressor of [`follow`]: one thread of its own at most, since the tests run beside it.
+enum Encoder {
+    Plain(BufWriter<File>),
+    Gzip(flate2::write::GzEncoder<BufWriter<File>>),
+    Zstd(zstd::Encoder<'static, BufWriter<File>>),
+}
+
+impl Encoder {
+    fn new(out: BufWriter<File>, compression: Compression) -> io::Result<Encoder> {
+        Ok(match compression {
+            Compression::None => Encoder::Plain(out),
+            Compression::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(
+                out,
+                flate2::Compression::fast(),
+            )),
+            Compression::Zstd => Encoder::Zstd(zstd::Encoder::new(out, 3)?),
+        })
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self {
+            Encoder::Plain(w) => w.write_all(bytes),
+            Encoder::Gzip(w) => w.write_all(bytes),
+            Encoder::Zstd(w) => w.write_all(bytes),
+        }
+    }
+
+    fn finish(self) -> io::Result<()> {
+        match self {
+            Encoder::Plain(mut w) => w.flush(),
+            Encoder::Gzip(w) => w.finish()?.flush(),
+            Encoder::Zstd(w) => w.finish()?.flush(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decompress(path: &Path) -> Vec<u8> {
+        zstd::decode_all(File::open(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_file_written_before_the_stop_is_kept_compressed() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("t.jsonl"), dir.path().join("t.jsonl.zst"));
+        let tail = Tail::start(from.clone(), to.clone(), Compression::Zstd);
+        let mut f = File::create(&from).unwrap();
+        for i in 0..1000 {
+            writeln!(f, "{{\"k\":\"use\",\"frame\":{i}}}").unwrap();
+        }
+        drop(f);
+        // the file exists before the stop: the follower reads all of it, whenever it opened it
+        assert!(tail.finish(Some(&from)).unwrap());
+        assert_eq!(decompress(&to), std::fs::read(&from).unwrap());
+    }
+
+    #[test]
+    fn the_file_followed_may_be_moved() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("t.jsonl"), dir.path().join("t.jsonl.zst"));
+        std::fs::write(&from, b"{\"k\":\"begin\"}\n").unwrap();
+        let followed = follow(&from, &to, Compression::Gzip, &AtomicBool::new(true)).unwrap();
+        let done = dir.path().join("done.jsonl");
+        std::fs::rename(&from, &done).unwrap(); // as the supervisor moves the part into place
+        assert!(same(&followed.unwrap(), &done).unwrap());
+        let gz = flate2::read::GzDecoder::new(File::open(&to).unwrap());
+        assert_eq!(io::read_to_string(gz).unwrap(), "{\"k\":\"begin\"}\n");
+    }
+
+    #[test]
+    fn a_file_rewritten_in_place_is_not_the_one_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("t.jsonl"), dir.path().join("t.jsonl.zst"));
+        std::fs::write(&from, b"{\"k\":\"begin\"}\n{\"k\":\"end\"}\n").unwrap();
+        // stopped from the start: follows the file to its end, here and now
+        let followed = follow(&from, &to, Compression::Zstd, &AtomicBool::new(true)).unwrap();
+        let followed = followed.unwrap();
+        assert!(same(&followed, &from).unwrap());
+        // the same file and length, other bytes (a compaction or a repair rewrites in place)
+        std::fs::write(&from, b"{\"k\":\"begin\"}\n{\"k\":\"END\"}\n").unwrap();
+        assert_eq!(std::fs::metadata(&from).unwrap().ino(), followed.ino);
+        assert!(!same(&followed, &from).unwrap());
+        std::fs::write(&from, b"{\"k\":\"begin\"}\n").unwrap();
+        assert!(!same(&followed, &from).unwrap());
+    }
+
+    #[test]
+    fn another_file_in_its_place_is_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("t.jsonl"), dir.path().join("t.jsonl.zst"));
+        std::fs::write(&from, b"{\"k\":\"begin\"}\n").unwrap();
+        let tail = Tail::start(from.clone(), to.clone(), Compression::Gzip);
+        let other = dir.path().join("assembled.jsonl");
+        std::fs::write(&other, b"{\"k\":\"begin\"}\n").unwrap();
+        assert!(!tail.finish(Some(&other)).unwrap());
+        assert!(!to.exists());
+    }
+
+    #[test]
+    fn a_file_that_never_appears_stops_the_follower() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("t.jsonl"), dir.path().join("t.jsonl.zst"));
+        let tail = Tail::start(from.clone(), to.clone(), Compression::Zstd);
+        assert!(!tail.finish(Some(&from)).unwrap());
+        assert!(!to.exists());
+        let tail = Tail::start(from, to.clone(), Compression::Zstd);
+        assert!(!tail.finish(None).unwrap());
+    }
+}

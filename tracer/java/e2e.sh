@@ -85,6 +85,7 @@ $CHECK robustness "$OUT/robustness"
   -o "$OUT/robustness-paf" 2> "$OUT/robustness-paf.log" || { cat "$OUT/robustness-paf.log" >&2; exit 1; }
 grep -q "^paf trace: tests.jsonl compressed after the tests" "$OUT/robustness-paf.log" \
   || { echo "FAIL: robustness through paf must compress its assembled tests file again:"; grep '^paf' "$OUT/robustness-paf.log"; exit 1; }
+echo "ok: robustness through paf (3 JVMs): the assembled tests file compressed again"
 same_counts "$OUT/robustness-paf.log" "$OUT/robustness-paf"
 
 echo "== cases (the hand-worked corpus, testdata/java/cases/README.md)"

@@ -586,7 +586,7 @@ mod tests {
             line.extend(&bytes);
             let mut p = super::Parser { bytes: &line, at: 0 };
             let got = p.short().map(|k| (k, p.at));
-            let naive = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20 || b > 0x7f);
+            let naive = bytes.iter().position(|&b| b == b'"' || b == b'\\' || !(0x20..=0x7f).contains(&b));
             let want = match naive {
                 Some(i) if bytes[i] == b'"' => Some((super::pack(&bytes, 0, i), i + 2)),
                 _ => None,

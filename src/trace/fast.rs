@@ -246,6 +246,8 @@ impl<'t> Parser<'t> {
     /// longer than 15 bytes): sixteen bytes looked at in two words, no text made. `None` on
     /// an escape, a control character or a byte that is not ASCII (serde may take a non-ASCII
     /// key, as an unknown one: the line goes to serde then).
+    // Inlined into the loops over members: called apart, its result went through memory.
+    #[inline(always)]
     fn short(&mut self) -> Option<u128> {
         self.eat(b'"')?;
         let start = self.at;

@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 
-use paf::trace::fast::parse_into;
+use paf::trace::fast::{parse_bytes, parse_into};
 use paf::trace::raw::Record;
 
 /// JSON string literals, plain and odd.
@@ -261,6 +261,33 @@ proptest! {
             match serde_json::from_str::<Record<'_>>(&line) {
                 Ok(serde) => prop_assert_eq!(serde, fast, "line: {}", line),
                 Err(e) => prop_assert!(false, "fast took a line serde rejects ({e}): {line}"),
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Lines not yet checked to be UTF-8 (the reader's path): with a byte put in that may
+    /// break the encoding (inside a string or not), the fast parser takes a line only if it
+    /// is UTF-8 and serde gives the same record.
+    #[test]
+    fn fast_parse_of_bytes_takes_only_utf8(
+        line in record_line(),
+        at in any::<prop::sample::Index>(),
+        byte in prop::sample::select(vec![0x80u8, 0xbf, 0xc3, 0xe2, 0xf0, 0xff, b'a']),
+    ) {
+        let mut bytes = line.into_bytes();
+        let i = at.index(bytes.len() + 1);
+        bytes.insert(i, byte);
+        let mut fast = Record::default();
+        if parse_bytes(&bytes, &mut fast) {
+            let text = std::str::from_utf8(&bytes);
+            prop_assert!(text.is_ok(), "fast took a line that is not UTF-8: {:?}", bytes);
+            match serde_json::from_str::<Record<'_>>(text.unwrap()) {
+                Ok(serde) => prop_assert_eq!(serde, fast, "line: {:?}", bytes),
+                Err(e) => prop_assert!(false, "fast took a line serde rejects ({e}): {bytes:?}"),
             }
         }
     }

@@ -19,7 +19,7 @@ use super::model::{
 };
 use super::problem::Problem;
 use super::raw::{self, Kind, Record};
-use super::scan::{Piece, Segment};
+use super::scan::{self, Piece, Segment};
 use super::symbols::{Intern, Names, Sym};
 
 /// At most this many problems of one test (or of the stray lines of one segment) are kept; the
@@ -212,12 +212,14 @@ impl Open {
 fn parse<'t>(
     path: &Path,
     number: u64,
-    text: &'t str,
+    line: &'t [u8],
     record: &mut Record<'t>,
 ) -> Result<(), Problem> {
-    if fast::parse_into(text, record) {
+    // The fast parser checks UTF-8 as it goes; any other line is checked whole first.
+    if fast::parse_bytes(line, record) {
         return Ok(());
     }
+    let text = scan::utf8(line).map_err(|e| scan::not_utf8(path, number, &e))?;
     *record = serde_json::from_str::<Record<'_>>(text).map_err(|e| {
         Problem::json_record(path, number, text, &e, |s| {
             serde_json::from_str::<Record<'_>>(s).map(drop)
@@ -251,7 +253,7 @@ impl Assembly {
         statements: &StatementTable,
         sink: &mut impl EventSink,
     ) {
-        for (number, line) in piece.lines(path) {
+        for (number, line) in piece.raw_lines(path) {
             // The record is parsed in place into a local and used by reference: it is large,
             // and moving it (out of serde, through iterator adaptors) cost a fifth of the time.
             let mut record = Record::default();

@@ -33,45 +33,74 @@ const MAX_SERDE_BRACKETS: usize = 64;
 /// `Record::default()`. `true`: `record` is exactly what `serde_json::from_str` gives. `false`:
 /// the line needs serde (it may be valid or not); `record` holds anything.
 pub fn parse_into<'t>(text: &'t str, record: &mut Record<'t>) -> bool {
-    let mut p = Parser {
-        text,
-        bytes: text.as_bytes(),
-        at: 0,
-    };
+    parse_bytes(text.as_bytes(), record)
+}
+
+/// [`parse_into`] of a line not yet checked to be UTF-8: `true` only if the whole line is
+/// UTF-8 too (and so `serde_json::from_str` of it gives `record`). Outside strings the parser
+/// takes ASCII bytes only, and each string it reads is checked (an ASCII one by the same scan
+/// that finds its end), so the line is never checked as a whole: that check was 4% of `rank`.
+pub fn parse_bytes<'t>(line: &'t [u8], record: &mut Record<'t>) -> bool {
+    let mut p = Parser { bytes: line, at: 0 };
     p.record(record).is_some() && p.at == p.bytes.len()
 }
 
 /// A position in one line; every method returns `None` to give up.
 struct Parser<'t> {
-    text: &'t str,
     bytes: &'t [u8],
     at: usize,
 }
 
-/// The position of the first byte that ends or escapes a string or may not appear in one
-/// (`"`, `\\`, a control character). Eight bytes at a time (the classic "has a zero byte"
-/// test, whose lowest flagged byte is always a true one): the string scan was a quarter of the
-/// parse.
-fn special(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([1; 8]);
-    const HIGH: u64 = ONES << 7;
+const ONES: u64 = u64::from_ne_bytes([1; 8]);
+const HIGH: u64 = ONES << 7;
+
+/// The high bit of each byte of `w` that ends or escapes a string or may not appear in one
+/// (`"`, `\\`, a control character), and, with `non_ascii`, of each byte above 0x7f (the
+/// classic "has a zero byte" test: the lowest flagged byte is always a true one, higher ones
+/// may be false).
+fn flags(w: u64, non_ascii: bool) -> u64 {
     let zero = |v: u64| v.wrapping_sub(ONES) & !v;
+    let quote = zero(w ^ (ONES * u64::from(b'"')));
+    let backslash = zero(w ^ (ONES * u64::from(b'\\')));
+    let control = w.wrapping_sub(ONES * 0x20) & !w;
+    let high = if non_ascii { w } else { 0 };
+    (quote | backslash | control | high) & HIGH
+}
+
+/// The position of the first byte that ends or escapes a string or may not appear in one
+/// (`"`, `\\`, a control character), and whether a byte before it is not ASCII. Eight bytes at
+/// a time: the string scan was a quarter of the parse.
+fn special(bytes: &[u8]) -> Option<(usize, bool)> {
     let mut at = 0;
+    let mut high = 0;
     while let Some(word) = bytes.get(at..at + 8) {
         let w = u64::from_le_bytes(word.try_into().ok()?);
-        let quote = zero(w ^ (ONES * u64::from(b'"')));
-        let backslash = zero(w ^ (ONES * u64::from(b'\\')));
-        let control = w.wrapping_sub(ONES * 0x20) & !w;
-        let found = (quote | backslash | control) & HIGH;
+        let found = flags(w, false);
         if found != 0 {
-            return Some(at + found.trailing_zeros() as usize / 8);
+            let i = found.trailing_zeros() as usize / 8;
+            // The bytes below the special one.
+            let below = w & ((1u64 << (8 * i)) - 1);
+            return Some((at + i, (high | below) & HIGH != 0));
         }
+        high |= w;
         at += 8;
     }
     let tail = bytes[at..]
         .iter()
         .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-    Some(at + tail)
+    let non_ascii = high & HIGH != 0 || !bytes[at..at + tail].is_ascii();
+    Some((at + tail, non_ascii))
+}
+
+/// `bytes` as text, if it is UTF-8; `ascii` says it is known to be ASCII, so not checked again.
+fn text(bytes: &[u8], ascii: bool) -> Option<&str> {
+    if ascii {
+        // SAFETY: every byte is below 0x80 (the caller's scan said so; `special` is checked
+        // against a byte-by-byte search by a property test), and ASCII is UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(bytes) })
+    } else {
+        std::str::from_utf8(bytes).ok()
+    }
 }
 
 /// A key of at most 15 bytes as a number (its bytes, little-endian, zero above), so that keys
@@ -166,8 +195,7 @@ impl<'t> Parser<'t> {
             return Some(());
         }
         loop {
-            let start = self.at + 1;
-            let key = pack(self.bytes, start, self.string()?.len());
+            let key = self.short()?;
             self.eat(b':')?;
             member(self, key)?;
             match self.peek()? {
@@ -200,18 +228,56 @@ impl<'t> Parser<'t> {
         }
     }
 
-    /// A string without escapes or control characters, borrowed from the line.
+    /// A string without escapes or control characters, borrowed from the line (checked to be
+    /// UTF-8).
     fn string(&mut self) -> Option<&'t str> {
         self.eat(b'"')?;
         let start = self.at;
         let rest = &self.bytes[start..];
-        let len = special(rest)?;
+        let (len, non_ascii) = special(rest)?;
         if rest[len] != b'"' {
             return None;
         }
         self.at = start + len + 1;
-        // Both ends are ASCII quotes, so the slice is on character boundaries.
-        self.text.get(start..start + len)
+        text(&rest[..len], !non_ascii)
+    }
+
+    /// A short ASCII string (a key, a kind) as a number, as [`pack`] gives it (`u128::MAX` if
+    /// longer than 15 bytes): sixteen bytes looked at in two words, no text made. `None` on
+    /// an escape, a control character or a byte that is not ASCII (serde may take a non-ASCII
+    /// key, as an unknown one: the line goes to serde then).
+    // Inlined into the loops over members: called apart, its result went through memory.
+    #[inline(always)]
+    fn short(&mut self) -> Option<u128> {
+        self.eat(b'"')?;
+        let start = self.at;
+        let Some(words) = self.bytes.get(start..start + 16) else {
+            return self.short_tail(start);
+        };
+        let lo = u64::from_le_bytes(words[..8].try_into().ok()?);
+        let hi = u64::from_le_bytes(words[8..].try_into().ok()?);
+        let (f_lo, f_hi) = (flags(lo, true), flags(hi, true));
+        let i = match (f_lo, f_hi) {
+            (0, 0) => return self.short_tail(start),
+            (0, f) => 8 + f.trailing_zeros() as usize / 8,
+            (f, _) => f.trailing_zeros() as usize / 8,
+        };
+        if words[i] != b'"' {
+            return None;
+        }
+        self.at = start + i + 1;
+        let word = u128::from(lo) | (u128::from(hi) << 64);
+        Some(word & ((1u128 << (8 * i)) - 1))
+    }
+
+    /// [`Parser::short`] of a string near the end of the line or longer than 15 bytes.
+    fn short_tail(&mut self, start: usize) -> Option<u128> {
+        self.at = start - 1;
+        let s = self.string()?;
+        if !s.is_ascii() {
+            return None;
+        }
+        Some(pack(s.as_bytes(), 0, s.len()))
     }
 
     fn cow(&mut self) -> Option<Cow<'t, str>> {
@@ -253,7 +319,8 @@ impl<'t> Parser<'t> {
     /// A field that serde parses (`exception`, `values`): the value's own bytes, found by
     /// serde's streaming reader, so that the result is serde's.
     fn serde<T: Deserialize<'t>>(&mut self) -> Option<T> {
-        let rest = self.text.get(self.at..)?;
+        // The rest of the line as text (a rare field: checking it again costs little).
+        let rest = std::str::from_utf8(&self.bytes[self.at..]).ok()?;
         let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<T>();
         let value = stream.next()?.ok()?;
         let end = self.at + stream.byte_offset();
@@ -299,46 +366,68 @@ impl<'t> Parser<'t> {
         }
     }
 
+    // Enum values are matched as numbers too (a `match` on strings calls `memcmp`).
+
     fn kind(&mut self) -> Option<Kind> {
-        Some(match self.string()? {
-            "begin" => Kind::Begin,
-            "end" => Kind::End,
-            "enter" => Kind::Enter,
-            "exit" => Kind::Exit,
-            "def" => Kind::Def,
-            "use" => Kind::Use,
-            "branch" => Kind::Branch,
-            "alloc" => Kind::Alloc,
+        const BEGIN: u128 = key(b"begin");
+        const END: u128 = key(b"end");
+        const ENTER: u128 = key(b"enter");
+        const EXIT: u128 = key(b"exit");
+        const DEF: u128 = key(b"def");
+        const USE: u128 = key(b"use");
+        const BRANCH: u128 = key(b"branch");
+        const ALLOC: u128 = key(b"alloc");
+        Some(match self.short()? {
+            BEGIN => Kind::Begin,
+            END => Kind::End,
+            ENTER => Kind::Enter,
+            EXIT => Kind::Exit,
+            DEF => Kind::Def,
+            USE => Kind::Use,
+            BRANCH => Kind::Branch,
+            ALLOC => Kind::Alloc,
             _ => return None,
         })
     }
 
     fn outcome(&mut self) -> Option<Outcome> {
-        match self.string()? {
-            "pass" => Some(Outcome::Pass),
-            "fail" => Some(Outcome::Fail),
+        const PASS: u128 = key(b"pass");
+        const FAIL: u128 = key(b"fail");
+        match self.short()? {
+            PASS => Some(Outcome::Pass),
+            FAIL => Some(Outcome::Fail),
             _ => None,
         }
     }
 
     fn how(&mut self) -> Option<How> {
-        Some(match self.string()? {
-            "const" => How::Const,
-            "new" => How::New,
-            "arith" => How::Arith,
-            "call" => How::Call,
-            "param" => How::Param,
-            "other" => How::Other,
+        const CONST: u128 = key(b"const");
+        const NEW: u128 = key(b"new");
+        const ARITH: u128 = key(b"arith");
+        const CALL: u128 = key(b"call");
+        const PARAM: u128 = key(b"param");
+        const OTHER: u128 = key(b"other");
+        Some(match self.short()? {
+            CONST => How::Const,
+            NEW => How::New,
+            ARITH => How::Arith,
+            CALL => How::Call,
+            PARAM => How::Param,
+            OTHER => How::Other,
             _ => return None,
         })
     }
 
     fn role(&mut self) -> Option<Role> {
-        Some(match self.string()? {
-            "deref" => Role::Deref,
-            "index" => Role::Index,
-            "arg" => Role::Arg,
-            "value" => Role::Value,
+        const DEREF: u128 = key(b"deref");
+        const INDEX: u128 = key(b"index");
+        const ARG: u128 = key(b"arg");
+        const VALUE: u128 = key(b"value");
+        Some(match self.short()? {
+            DEREF => Role::Deref,
+            INDEX => Role::Index,
+            ARG => Role::Arg,
+            VALUE => Role::Value,
             _ => return None,
         })
     }
@@ -476,9 +565,56 @@ mod tests {
                 0..40,
             )
         ) {
-            let naive = bytes.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+            let naive = bytes
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                .map(|i| (i, !bytes[..i].is_ascii()));
             proptest::prop_assert_eq!(super::special(&bytes), naive);
         }
+
+        /// A short string read as a number is what `pack` makes of it, or `None` on the
+        /// same bytes a byte-by-byte reading gives up on.
+        #[test]
+        fn short_strings_are_packed(
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![
+                    4 => proptest::sample::select(vec![b'a', b'k', b'_', b'.']),
+                    1 => proptest::sample::select(vec![b'"', b'\\', 0x1f, 0x7f, 0x80, 0xc3, 0xa9]),
+                ],
+                0..40,
+            )
+        ) {
+            let mut line = vec![b'"'];
+            line.extend(&bytes);
+            let mut p = super::Parser { bytes: &line, at: 0 };
+            let got = p.short().map(|k| (k, p.at));
+            let naive = bytes.iter().position(|&b| b == b'"' || b == b'\\' || !(0x20..=0x7f).contains(&b));
+            let want = match naive {
+                Some(i) if bytes[i] == b'"' => Some((super::pack(&bytes, 0, i), i + 2)),
+                _ => None,
+            };
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
+
+    /// Bytes that are not UTF-8 in a string make the line serde's (whose check says where).
+    #[test]
+    fn lines_that_are_not_utf8_are_left_to_serde() {
+        for line in [
+            &b"{\"k\":\"exit\",\"throw\":\"a\xffb\"}"[..],
+            b"{\"k\":\"exit\",\"x\":\"\xc3\"}",
+            b"{\"k\":\"exit\",\"\xe9\":1}",
+            b"{\"k\":\"exit\",\"throw\":\"e\"}\xff",
+        ] {
+            let mut record = Record::default();
+            assert!(!super::parse_bytes(line, &mut record), "{line:?}");
+        }
+        let mut record = Record::default();
+        assert!(super::parse_bytes(
+            "{\"k\":\"exit\",\"throw\":\"caf\u{e9} \u{1F600}\"}".as_bytes(),
+            &mut record
+        ));
+        assert_eq!(record.throw.as_deref(), Some("caf\u{e9} \u{1F600}"));
     }
 
     #[test]

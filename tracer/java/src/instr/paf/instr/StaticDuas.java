@@ -149,7 +149,6 @@ public final class StaticDuas {
         // while the tests run and sends the queries on stdin ("--queries -") once the trace is
         // written: the JVM's start and the index overlap the tracing (docs/performance.md).
         s.index(entries);
-        s.warmUp(WARM_UP);
         List<String> lines = new ArrayList<>();
         InputStream qin = "-".equals(o.get("queries")) ? System.in : new FileInputStream(o.get("queries"));
         try (BufferedReader r = new BufferedReader(new InputStreamReader(qin, StandardCharsets.UTF_8))) {
@@ -213,31 +212,6 @@ public final class StaticDuas {
                 }
             }
             nodes.remove(c); // read again only for a query
-        }
-    }
-
-    /** How many methods {@link #warmUp} analyzes at most. */
-    static final int WARM_UP = 200;
-
-    /**
-     * Analyzes up to {@code limit} included methods and drops the results, while the tests still
-     * run: the queries come after them, and answering them in a JVM that has not run the
-     * analysis yet (class loading, the interpreter) was most of the 60 ms the static analysis
-     * added to a small suite's wall time (docs/performance.md, "The tracer"). Neither the
-     * analysis nor {@code R.quote} registers a statement, so this changes no output.
-     */
-    void warmUp(int limit) {
-        R.quote(""); // the runtime's statement table (its class and what its initializer loads)
-        int n = 0;
-        for (String c : included) {
-            ClassNode cn = node(c);
-            if (cn == null) continue;
-            for (MethodNode mn : cn.methods) {
-                if (n++ >= limit) break;
-                analyze(cn, mn, false);
-            }
-            nodes.remove(c);
-            if (n >= limit) return;
         }
     }
 

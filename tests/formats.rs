@@ -53,9 +53,21 @@ fn schema(path: &Path) -> Value {
 /// The SARIF 2.1.0 JSON schema as the serde-sarif crate ships it (its types are generated
 /// from it), found through `cargo metadata`, so that nothing third-party is copied here.
 fn sarif_schema() -> Value {
+    // Only the host's packages: `cargo metadata` would otherwise want every platform's
+    // (Windows-only crates a Linux build never downloaded), and the run is offline.
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let version = std::process::Command::new(rustc)
+        .arg("-vV")
+        .output()
+        .expect("rustc -vV runs");
+    let host = String::from_utf8_lossy(&version.stdout)
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_owned))
+        .expect("rustc -vV names the host");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = std::process::Command::new(cargo)
         .args(["metadata", "--format-version", "1", "--offline", "--locked"])
+        .args(["--filter-platform", &host])
         .current_dir(root())
         .output()
         .expect("cargo metadata runs");

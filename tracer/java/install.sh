@@ -19,6 +19,9 @@ if [ "${1:-}" = --maven ]; then
   for p in compiler resources dependency; do
     [ -d "/usr/share/maven-repo/org/apache/maven/plugins/maven-$p-plugin" ] || need+=("libmaven-$p-plugin-java")
   done
+  # the compiler plugin's dependencies import JUnit's BOM at Debian's version "debian", which
+  # only the junit5 package installs (a fresh machine without it cannot resolve the plugin)
+  [ -f /usr/share/maven-repo/org/junit/junit-bom/debian/junit-bom-debian.pom ] || need+=(junit5)
 fi
 if [ ${#need[@]} -eq 0 ]; then
   echo "install.sh: everything is already installed"

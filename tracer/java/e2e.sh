@@ -86,6 +86,19 @@ $CHECK robustness "$OUT/robustness"
 grep -q "^paf trace: tests.jsonl compressed after the tests" "$OUT/robustness-paf.log" \
   || { echo "FAIL: robustness through paf must compress its assembled tests file again:"; grep '^paf' "$OUT/robustness-paf.log"; exit 1; }
 echo "ok: robustness through paf (3 JVMs): the assembled tests file compressed again"
+# paf starts worker 0 itself (src/cli/cmd/trace/worker.rs) with the supervisor's command line for
+# it: the same arguments as the supervisor's worker 1, but for the part number and the java path
+python3 - "$OUT/robustness-paf.log" <<'PY' || exit 1
+import re, shlex, sys
+lines = [l[len("paf trace: "):] for l in open(sys.argv[1], encoding="utf-8") if "paf.runner.TraceMain" in l]
+paf = [shlex.split(l) for l in lines if l.startswith('"')]
+supervisor = [l.split() for l in lines if not l.startswith('"')]
+def norm(cmd):
+    return [re.sub(r";part=[0-9]+;", ";part=K;", a) for a in cmd[1:]]
+if len(paf) != 1 or not supervisor or norm(paf[0]) != norm(supervisor[0]):
+    sys.exit("FAIL: paf's worker 0 command differs from the supervisor's worker 1:\n%s\n%s" % (lines[0], lines[-1]))
+print("ok: paf started worker 0 with the supervisor's command line")
+PY
 same_counts "$OUT/robustness-paf.log" "$OUT/robustness-paf"
 
 echo "== cases (the hand-worked corpus, testdata/java/cases/README.md)"

@@ -7,6 +7,7 @@
 
 mod project;
 mod tracer;
+mod worker;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -501,12 +502,33 @@ fn supervise(
             cmd.arg(flag);
         }
     }
-    let status = cmd.status().map_err(|e| {
+    // worker 0 starts now, not once the supervisor's JVM is up (worker.rs says why)
+    let attached = worker::Attached::start(a, job, tracer, java, deps, bundle);
+    if let Some(w) = &attached {
+        cmd.args(["--attached", &w.pid().to_string()])
+            .stdin(Stdio::piped());
+    }
+    let cannot = |e: std::io::Error| {
         CliError::Usage(format!(
             "cannot run {}: {e} (is a JDK installed? tracer/java/install.sh installs one)",
             java.to_string_lossy()
         ))
-    })?;
+    };
+    let mut supervisor = match cmd.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            if let Some(w) = attached {
+                w.kill();
+            }
+            return Err(cannot(e));
+        }
+    };
+    let relay = attached.and_then(|w| supervisor.stdin.take().map(|to| w.relay(to)));
+    let status = supervisor.wait().map_err(cannot);
+    if let Some(r) = relay {
+        r.finish();
+    }
+    let status = status?;
     // A signal leaves no code: the tracer failed.
     Ok(status.code().unwrap_or(i32::from(exit::INTERNAL)))
 }

@@ -40,6 +40,14 @@ public final class Supervisor {
     static String cp, include, exclude = "", tests, out, sourcepath = "", subject, java, failClass, junit, asm, shownAs, shard;
     static int timeout = 60;
     static long cap = 0;
+    /**
+     * {@code --attached PID}: paf started worker 0 itself (it starts before this JVM is up) and
+     * relays its output on this JVM's stdin: its stdout lines, its stderr lines after
+     * {@code "@@PAF err "}, then {@code "@@PAF exit CODE"} (src/cli/cmd/trace/worker.rs).
+     */
+    static long attached;
+    /** Worker 0 (attached) has not exited yet: a usage error must stop it. */
+    static volatile boolean attachedRunning;
     static boolean gzip, keepWork, quiet, verbose;
     static List<String> jvmArgs = new ArrayList<>();
 
@@ -48,10 +56,17 @@ public final class Supervisor {
     /** A usage error: one line naming the flag, exit code 2. */
     static void usage(String msg) {
         System.err.println("paf trace java: " + msg);
+        stopAttached();
         System.exit(2);
     }
 
+    /** Kills worker 0 when paf started it and it still runs (this JVM is about to exit). */
+    static void stopAttached() {
+        if (attachedRunning) ProcessHandle.of(attached).ifPresent(ProcessHandle::destroyForcibly);
+    }
+
     static void help(String msg) {
+        stopAttached();
         System.err.println("paf trace java: " + msg);
         System.err.println("usage: trace.sh --classpath CP --include PKG[,PKG...] --tests CLASS[,CLASS...] -o BUNDLE\n"
                 + "                [--exclude PKG[,PKG...]] [--timeout SECS] [--sourcepath DIRS] [--gzip]\n"
@@ -94,6 +109,7 @@ public final class Supervisor {
                 case "--junit": junit = a[++i]; break;
                 case "--asm": asm = a[++i]; break;
                 case "--shown-as": shownAs = a[++i]; break; // paf writes aside and moves the bundle into place
+                case "--attached": attached = number("--attached", a[++i]); attachedRunning = attached > 0; break;
                 case "--gzip": gzip = true; break;
                 case "--keep-work": keepWork = true; break;
                 case "--quiet": quiet = true; break;
@@ -110,7 +126,7 @@ public final class Supervisor {
         boolean created = !bundle.exists();
         bundle.mkdirs();
         File work = new File(bundle, ".work");
-        deleteTree(work);
+        if (attached == 0) deleteTree(work); // else paf made it for worker 0, which runs already
         work.mkdirs();
         for (String f : new String[] {"manifest.json", "statements.jsonl", "statements.jsonl.gz", "tests.jsonl", "tests.jsonl.gz",
                 "static-duas.jsonl", "static-duas.jsonl.gz"})
@@ -122,41 +138,7 @@ public final class Supervisor {
         long t0 = System.nanoTime();
         if (!quiet) System.err.println("paf trace: tracing " + count(tests.split(",").length, "test class", "test classes") + " -> " + shown(bundle));
         while (true) {
-            File skipFile = new File(work, "skip.txt");
-            Files.write(skipFile.toPath(), String.join("\n", skip).concat("\n").getBytes(StandardCharsets.UTF_8));
-            List<String> cmd = new ArrayList<>();
-            cmd.add(java);
-            // repeated implicit exceptions must keep their stack traces (the crash site)
-            cmd.add("-XX:-OmitStackTraceInFastThrow");
-            // the worker lives seconds: C1 alone compiles the instrumented code soon and cheaply,
-            // where C2 spent a core recompiling it (docs/performance.md, "The tracer"); a serial
-            // collector, for the same reason. --jvm-arg comes after, so a user's own
-            // -XX:TieredStopAtLevel wins; a user's collector replaces the serial one (the JVM
-            // refuses two)
-            cmd.add("-XX:TieredStopAtLevel=1");
-            if (jvmArgs.stream().noneMatch(x -> x.matches("-XX:\\+Use\\w*GC"))) cmd.add("-XX:+UseSerialGC");
-            cmd.addAll(jvmArgs);
-            // Class#method (paf trace java --isolate) names the class to the agent.
-            String agentOpts = "work=" + work.getAbsolutePath() + ";part=" + part + ";include=" + include + ";exclude=" + exclude
-                    + ";tests=" + tests.replaceAll("#[^,]*", "") + ";src=" + sourcepath + ";asm=" + asmClasspath() + (cap > 0 ? ";cap=" + cap : "")
-                    + (failClass != null ? ";fail=" + failClass : "");
-            cmd.add("-javaagent:" + new File(jarDir, "paf-agent.jar").getAbsolutePath() + "=" + agentOpts);
-            cmd.add("-cp");
-            // the project's own JUnit, when its class path has one, comes first and alone
-            String runnerCp = new File(jarDir, "paf-runner.jar").getAbsolutePath();
-            cmd.add(junitCp.isEmpty() ? runnerCp + File.pathSeparator + cp
-                    : runnerCp + File.pathSeparator + cp + File.pathSeparator + junitCp);
-            cmd.add("paf.runner.TraceMain");
-            cmd.add("--tests");
-            cmd.add(tests);
-            cmd.add("--skip");
-            cmd.add(skipFile.getAbsolutePath());
-            if (shard != null) {
-                cmd.add("--shard");
-                cmd.add(shard);
-            }
-            if (verbose) System.err.println("paf trace: " + String.join(" ", cmd));
-            Worker w = new Worker(cmd);
+            Worker w = new Worker(part == 0 && attached > 0 ? null : workerCommand(part, work, skip, jarDir, junitCp));
             w.run(timeout);
             if (w.usage != null) {
                 if (!keepWork) deleteTree(work);
@@ -206,6 +188,48 @@ public final class Supervisor {
         if (s.classes == 0)
             usage("--include " + include + ": the tests loaded no class of these packages (0 classes instrumented); "
                     + "the bundle records no event");
+    }
+
+    /**
+     * Worker {@code part}'s command line (paf builds part 0's the same way when it starts it:
+     * src/cli/cmd/trace/worker.rs); writes its skip list.
+     */
+    static List<String> workerCommand(int part, File work, Set<String> skip, File jarDir, String junitCp) throws IOException {
+        File skipFile = new File(work, "skip.txt");
+        Files.write(skipFile.toPath(), String.join("\n", skip).concat("\n").getBytes(StandardCharsets.UTF_8));
+        List<String> cmd = new ArrayList<>();
+        cmd.add(java);
+        // repeated implicit exceptions must keep their stack traces (the crash site)
+        cmd.add("-XX:-OmitStackTraceInFastThrow");
+        // the worker lives seconds: C1 alone compiles the instrumented code soon and cheaply,
+        // where C2 spent a core recompiling it (docs/performance.md, "The tracer"); a serial
+        // collector, for the same reason. --jvm-arg comes after, so a user's own
+        // -XX:TieredStopAtLevel wins; a user's collector replaces the serial one (the JVM
+        // refuses two)
+        cmd.add("-XX:TieredStopAtLevel=1");
+        if (jvmArgs.stream().noneMatch(x -> x.matches("-XX:\\+Use\\w*GC"))) cmd.add("-XX:+UseSerialGC");
+        cmd.addAll(jvmArgs);
+        // Class#method (paf trace java --isolate) names the class to the agent.
+        String agentOpts = "work=" + work.getAbsolutePath() + ";part=" + part + ";include=" + include + ";exclude=" + exclude
+                + ";tests=" + tests.replaceAll("#[^,]*", "") + ";src=" + sourcepath + ";asm=" + asmClasspath() + (cap > 0 ? ";cap=" + cap : "")
+                + (failClass != null ? ";fail=" + failClass : "");
+        cmd.add("-javaagent:" + new File(jarDir, "paf-agent.jar").getAbsolutePath() + "=" + agentOpts);
+        cmd.add("-cp");
+        // the project's own JUnit, when its class path has one, comes first and alone
+        String runnerCp = new File(jarDir, "paf-runner.jar").getAbsolutePath();
+        cmd.add(junitCp.isEmpty() ? runnerCp + File.pathSeparator + cp
+                : runnerCp + File.pathSeparator + cp + File.pathSeparator + junitCp);
+        cmd.add("paf.runner.TraceMain");
+        cmd.add("--tests");
+        cmd.add(tests);
+        cmd.add("--skip");
+        cmd.add(skipFile.getAbsolutePath());
+        if (shard != null) {
+            cmd.add("--shard");
+            cmd.add(shard);
+        }
+        if (verbose) System.err.println("paf trace: " + String.join(" ", cmd));
+        return cmd;
     }
 
     /** The flags' checks before any JVM starts; returns the JUnit class path to add ("" if the project has one). */
@@ -327,38 +351,18 @@ public final class Supervisor {
             this.cmd = cmd;
         }
 
+        /** Runs the worker (or watches the attached one: no command) until it exits. */
         void run(int timeoutSecs) throws IOException, InterruptedException {
+            if (cmd == null) {
+                runAttached(timeoutSecs);
+                return;
+            }
             ProcessBuilder pb = new ProcessBuilder(cmd);
             pb.redirectError(ProcessBuilder.Redirect.PIPE);
             pb.redirectInput(ProcessBuilder.Redirect.PIPE);
             Process p = pb.start();
             p.getOutputStream().close();
-            Thread reader = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        if (line.startsWith("@@PAF begin ")) {
-                            synchronized (this) {
-                                current = line.substring(12);
-                                started = System.nanoTime();
-                            }
-                        } else if (line.startsWith("@@PAF end ")) {
-                            synchronized (this) {
-                                done.add(line.substring(10));
-                                current = null;
-                            }
-                        } else if (line.equals("@@PAF done")) {
-                            finished = true;
-                        } else if (line.startsWith("@@PAF usage ")) {
-                            usage = line.substring(12);
-                        } else {
-                            relay(line);
-                        }
-                    }
-                } catch (IOException e) {
-                    // the worker is gone
-                }
-            });
+            Thread reader = new Thread(() -> read(p.getInputStream()));
             Thread errors = new Thread(() -> {
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
                     String line;
@@ -386,6 +390,73 @@ public final class Supervisor {
             reader.join(5000);
             errors.join(5000);
             if (exitCode != 0) finished = false;
+        }
+
+        /** Exit code of an attached worker, from paf's {@code @@PAF exit} line; null until then. */
+        private volatile Integer attachedExit;
+
+        /**
+         * Watches worker 0, which paf started ({@code --attached}): the same protocol, on this
+         * JVM's stdin, where paf relays the worker's output and then its exit code.
+         */
+        private void runAttached(int timeoutSecs) throws InterruptedException {
+            Thread reader = new Thread(() -> read(System.in));
+            reader.setDaemon(true);
+            reader.start();
+            boolean killed = false;
+            while (reader.isAlive() && attachedExit == null) {
+                reader.join(50);
+                synchronized (this) {
+                    if (!killed && current != null && timeoutSecs > 0 && System.nanoTime() - started > timeoutSecs * 1_000_000_000L) {
+                        timedOut = true;
+                        killed = true;
+                        // paf sees the pipes close, reaps it and sends its exit code
+                        ProcessHandle.of(attached).ifPresent(ProcessHandle::destroyForcibly);
+                    }
+                }
+            }
+            reader.join(5000);
+            attachedRunning = false;
+            // no exit line: paf is gone or its relay broke; the worker is treated as dead
+            exitCode = attachedExit != null ? attachedExit : 1;
+            if (exitCode != 0) finished = false;
+        }
+
+        /** Reads the worker's protocol lines (and, attached, paf's) until the stream ends. */
+        private void read(InputStream in) {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    if (line.startsWith("@@PAF begin ")) {
+                        synchronized (this) {
+                            current = line.substring(12);
+                            started = System.nanoTime();
+                        }
+                    } else if (line.startsWith("@@PAF end ")) {
+                        synchronized (this) {
+                            done.add(line.substring(10));
+                            current = null;
+                        }
+                    } else if (line.equals("@@PAF done")) {
+                        finished = true;
+                    } else if (line.startsWith("@@PAF usage ")) {
+                        usage = line.substring(12);
+                    } else if (cmd == null && line.startsWith("@@PAF err ")) {
+                        relay(line.substring(10));
+                    } else if (cmd == null && line.startsWith("@@PAF exit ")) {
+                        try {
+                            attachedExit = Integer.parseInt(line.substring(11).trim());
+                        } catch (NumberFormatException e) {
+                            attachedExit = 1;
+                        }
+                        return;
+                    } else {
+                        relay(line);
+                    }
+                }
+            } catch (IOException e) {
+                // the worker is gone
+            }
         }
 
         /** The worker's output: the agent's and the runner's problems always, the tests' own output unless --quiet. */

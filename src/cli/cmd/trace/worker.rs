@@ -1,0 +1,337 @@
+//! The first worker JVM, started by paf itself and handed to the supervisor (`--attached PID`).
+//!
+//! Why: the supervisor's JVM took 65 to 90 ms from its own start to its worker's (JVM start-up,
+//! its checks, `ProcessBuilder` in cold code), all of it before the first test could run
+//! (docs/performance.md, "The tracer"). paf starts worker 0 at once, with the command line the
+//! supervisor would use (`Supervisor.java`, the `cmd` of its loop), and relays the worker's
+//! stdout and stderr lines to the supervisor's stdin, then `@@PAF exit CODE` once it has exited.
+//! The supervisor reads that stream as it would read its own worker's pipes: it watches the
+//! tests, kills the worker (by its pid) at a time-out, and starts workers 1, 2, ... itself.
+
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use super::super::super::output;
+use super::JavaArgs;
+use super::project::Job;
+use super::tracer::{Deps, Tracer};
+
+/// JUnit's entry point: a class path that holds it runs with its own JUnit, alone.
+const JUNIT_CORE: &str = "org/junit/runner/JUnitCore.class";
+
+/// Worker 0, running; [`Attached::relay`] hands its output to the supervisor.
+pub(super) struct Attached {
+    child: Arc<Mutex<Child>>,
+    pid: u32,
+}
+
+impl Attached {
+    /// Starts worker 0 into `bundle/.work` (created here, with an empty skip list); `None` when
+    /// it cannot start (the supervisor then starts it and reports why).
+    pub(super) fn start(
+        a: &JavaArgs,
+        job: &Job,
+        tracer: &Tracer,
+        java: &OsString,
+        deps: &Deps<'_>,
+        bundle: &Path,
+    ) -> Option<Attached> {
+        let work = std::path::absolute(bundle.join(".work")).ok()?;
+        std::fs::create_dir_all(&work).ok()?;
+        // the supervisor writes its skip list this way: the tests done, one per line
+        std::fs::write(work.join("skip.txt"), "\n").ok()?;
+        let mut cmd = Command::new(java);
+        cmd.args(command(a, job, tracer, deps, &work))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if a.verbose {
+            output::note(format!("paf trace: {cmd:?}"));
+        }
+        let child = cmd.spawn().ok()?;
+        Some(Attached {
+            pid: child.id(),
+            child: Arc::new(Mutex::new(child)),
+        })
+    }
+
+    pub(super) fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// The supervisor could not start: worker 0 is not needed.
+    pub(super) fn kill(self) {
+        let mut child = self
+            .child
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    /// Relays the worker's lines to the supervisor's stdin (`to`), its stderr's marked `@@PAF
+    /// err `, then `@@PAF exit CODE` (128 + the signal for a killed JVM, as Java reports it).
+    pub(super) fn relay(&self, to: ChildStdin) -> Relay {
+        let to = Arc::new(Mutex::new(to));
+        let mut child = self
+            .child
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let out = child.stdout.take().map(|s| lines(s, Arc::clone(&to), ""));
+        let err = child
+            .stderr
+            .take()
+            .map(|s| lines(s, Arc::clone(&to), "@@PAF err "));
+        drop(child);
+        let child = Arc::clone(&self.child);
+        let done = std::thread::spawn(move || {
+            for t in [out, err].into_iter().flatten() {
+                let _ = t.join();
+            }
+            // both pipes are closed: the JVM has exited or is about to
+            let code = exit_code(&child);
+            let mut to = to.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            let _ = writeln!(to, "@@PAF exit {code}");
+            // dropping the last handle closes the supervisor's stdin
+        });
+        Relay {
+            child: Arc::clone(&self.child),
+            done,
+        }
+    }
+}
+
+/// The relay threads of an attached worker.
+pub(super) struct Relay {
+    child: Arc<Mutex<Child>>,
+    done: JoinHandle<()>,
+}
+
+impl Relay {
+    /// The supervisor has exited: kills worker 0 if it still runs (the supervisor kills it on a
+    /// usage error; this covers a supervisor that died) and waits for the relay to end.
+    pub(super) fn finish(self) {
+        let _ = self
+            .child
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .kill();
+        let _ = self.done.join();
+    }
+}
+
+/// Copies `from` line by line to `to`, each line prefixed with `mark`; whole lines under the
+/// lock, so the two streams never mix inside a line.
+fn lines(
+    from: impl Read + Send + 'static,
+    to: Arc<Mutex<ChildStdin>>,
+    mark: &'static str,
+) -> JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut from = BufReader::new(from);
+        let mut line = Vec::new();
+        let mut open = true;
+        loop {
+            line.clear();
+            match from.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            if !line.ends_with(b"\n") {
+                line.push(b'\n');
+            }
+            if open {
+                let mut to = to.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                // a supervisor that is gone reads nothing more; the pipe is still drained, so
+                // the worker never blocks on a full one
+                open = to
+                    .write_all(mark.as_bytes())
+                    .and_then(|()| to.write_all(&line))
+                    .is_ok();
+            }
+        }
+    })
+}
+
+/// The exit code of the worker, waiting for it without holding its lock for long (so that
+/// [`Relay::finish`] can kill it meanwhile).
+fn exit_code(child: &Mutex<Child>) -> i32 {
+    loop {
+        let status = child
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .try_wait();
+        match status {
+            Ok(Some(s)) => return code(s),
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(_) => return 1,
+        }
+    }
+}
+
+/// As Java's `Process.waitFor` reports it: the exit code, or 128 + the signal.
+fn code(s: ExitStatus) -> i32 {
+    s.code()
+        .or_else(|| s.signal().map(|n| 128 + n))
+        .unwrap_or(1)
+}
+
+/// Worker 0's arguments after `java`, as `Supervisor.java` builds them for part 0.
+fn command(
+    a: &JavaArgs,
+    job: &Job,
+    tracer: &Tracer,
+    deps: &Deps<'_>,
+    work: &Path,
+) -> Vec<OsString> {
+    let mut args: Vec<OsString> = ["-XX:-OmitStackTraceInFastThrow", "-XX:TieredStopAtLevel=1"]
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    // a user's collector replaces the serial one (the JVM refuses two)
+    if !a.jvm_args.iter().any(|x| names_a_collector(x)) {
+        args.push("-XX:+UseSerialGC".into());
+    }
+    args.extend(a.jvm_args.iter().map(OsString::from));
+    let tests: Vec<&str> = job
+        .tests
+        .split(',')
+        .map(|t| t.split_once('#').map_or(t, |(class, _)| class))
+        .collect();
+    let mut opts = format!(
+        "work={};part=0;include={};exclude={};tests={};src={};asm={}",
+        work.display(),
+        job.include,
+        a.exclude.as_deref().unwrap_or(""),
+        tests.join(","),
+        job.sourcepath.as_deref().unwrap_or(""),
+        deps.asm
+    );
+    if let Some(n) = a.max_events.filter(|&n| n > 0) {
+        opts.push_str(&format!(";cap={n}"));
+    }
+    let mut agent = OsString::from("-javaagent:");
+    agent.push(absolute(tracer.jar("paf-agent.jar")));
+    agent.push("=");
+    agent.push(opts);
+    args.push(agent);
+    let mut cp = absolute(tracer.jar("paf-runner.jar")).into_os_string();
+    cp.push(":");
+    cp.push(&job.classpath);
+    if !has_junit(&job.classpath) {
+        cp.push(":");
+        cp.push(deps.junit);
+    }
+    args.extend([
+        "-cp".into(),
+        cp,
+        "paf.runner.TraceMain".into(),
+        "--tests".into(),
+    ]);
+    args.push(job.tests.clone().into());
+    args.push("--skip".into());
+    args.push(work.join("skip.txt").into_os_string());
+    if let Some(s) = &a.shard {
+        args.extend(["--shard".into(), s.into()]);
+    }
+    args
+}
+
+fn absolute(p: PathBuf) -> PathBuf {
+    std::path::absolute(&p).unwrap_or(p)
+}
+
+/// `-XX:+Use...GC`, as the supervisor's `-XX:\+Use\w*GC`.
+fn names_a_collector(arg: &str) -> bool {
+    arg.strip_prefix("-XX:+Use")
+        .and_then(|r| r.strip_suffix("GC"))
+        .is_some_and(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+}
+
+/// Whether the class path holds JUnit (`JUnitCore`) in a directory or a jar (`DIR/*`: the jars
+/// in DIR), as the supervisor's `hasResource`: an unreadable jar holds nothing.
+fn has_junit(classpath: &str) -> bool {
+    classpath
+        .split(':')
+        .filter(|e| !e.is_empty())
+        .any(|e| match e.strip_suffix("/*") {
+            Some(dir) => std::fs::read_dir(dir).is_ok_and(|d| {
+                d.flatten().any(|j| {
+                    let p = j.path();
+                    p.extension().is_some_and(|x| x.eq_ignore_ascii_case("jar"))
+                        && jar_has(&p, JUNIT_CORE)
+                })
+            }),
+            None => {
+                let p = Path::new(e);
+                if p.is_dir() {
+                    p.join(JUNIT_CORE).is_file()
+                } else {
+                    p.is_file() && jar_has(p, JUNIT_CORE)
+                }
+            }
+        })
+}
+
+fn jar_has(jar: &Path, entry: &str) -> bool {
+    std::fs::File::open(jar)
+        .ok()
+        .and_then(|f| zip::ZipArchive::new(f).ok())
+        .is_some_and(|z| z.index_for_name(entry).is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_collector_is_named_as_the_supervisor_matches_it() {
+        for (arg, named) in [
+            ("-XX:+UseG1GC", true),
+            ("-XX:+UseParallelGC", true),
+            ("-XX:+UseSerialGC", true),
+            ("-XX:+UseZGC", true),
+            ("-XX:-UseG1GC", false),
+            ("-XX:+UseCompressedOops", false),
+            ("-XX:+UseGC", true),
+            ("-Xmx1g", false),
+        ] {
+            assert_eq!(names_a_collector(arg), named, "{arg}");
+        }
+    }
+
+    #[test]
+    fn junit_is_found_in_directories_jars_and_wildcards() {
+        let dir = tempfile::tempdir().unwrap();
+        let classes = dir.path().join("classes");
+        std::fs::create_dir_all(classes.join("org/junit/runner")).unwrap();
+        let plain = dir.path().join("plain");
+        std::fs::create_dir_all(&plain).unwrap();
+        assert!(!has_junit(plain.to_str().unwrap()));
+        std::fs::write(classes.join(JUNIT_CORE), b"").unwrap();
+        assert!(has_junit(&format!(
+            "{}:{}",
+            plain.display(),
+            classes.display()
+        )));
+
+        let libs = dir.path().join("libs");
+        std::fs::create_dir_all(&libs).unwrap();
+        let jar = libs.join("junit.jar");
+        let mut z = zip::ZipWriter::new(std::fs::File::create(&jar).unwrap());
+        z.start_file(JUNIT_CORE, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        z.finish().unwrap();
+        std::fs::write(libs.join("broken.jar"), b"not a zip").unwrap();
+        assert!(has_junit(jar.to_str().unwrap()));
+        assert!(has_junit(&format!("{}/*", libs.display())));
+        assert!(!has_junit(libs.join("broken.jar").to_str().unwrap()));
+        assert!(!has_junit(&format!("{}/*", plain.display())));
+    }
+}

@@ -224,7 +224,7 @@ public final class StaticDuas {
             this.loader = loader;
             for (Module m : ModuleLayer.boot().modules()) jdkPackages.addAll(m.getPackages());
             for (File e : entries) {
-                if (!e.isFile()) continue;
+                if (!e.isFile() || jars.containsKey(e)) continue; // a jar named twice: opened once
                 try {
                     // versioned as the loader opens it: a multi-release jar's entries for this JVM
                     JarFile j = new JarFile(e, true, ZipFile.OPEN_READ, JarFile.runtimeVersion());

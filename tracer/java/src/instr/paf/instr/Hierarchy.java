@@ -88,21 +88,44 @@ final class Hierarchy {
 
     private static Info parse(ClassReader cr) {
         Info info = new Info(cr.getClassName(), cr.getSuperName(), cr.getInterfaces(), cr.getAccess());
-        cr.accept(new ClassVisitor(Opcodes.ASM9) {
+        cr.accept(recorder(info, null), ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+        return info;
+    }
+
+    /**
+     * Registers the header of the class {@code cr} holds as a pass over it with {@code next}
+     * visits it (null: none), so a caller that reads every method anyway (the static analysis's
+     * index) does not read the class file a second time; registered at the end of the pass.
+     */
+    ClassVisitor adding(ClassReader cr, ClassVisitor next) {
+        Info info = new Info(cr.getClassName(), cr.getSuperName(), cr.getInterfaces(), cr.getAccess());
+        return new ClassVisitor(Opcodes.ASM9, recorder(info, next)) {
+            @Override
+            public void visitEnd() {
+                super.visitEnd();
+                synchronized (Hierarchy.this) {
+                    cache.put(info.name, info);
+                }
+            }
+        };
+    }
+
+    /** A visitor recording the declared fields and methods into {@code info}, then passing them on to {@code next}. */
+    private static ClassVisitor recorder(Info info, ClassVisitor next) {
+        return new ClassVisitor(Opcodes.ASM9, next) {
             @Override
             public FieldVisitor visitField(int access, String name, String desc, String sig, Object value) {
                 info.fields.add(name + " " + desc);
-                return null;
+                return super.visitField(access, name, desc, sig, value);
             }
 
             @Override
             public MethodVisitor visitMethod(int access, String name, String desc, String sig, String[] exc) {
                 info.methods.add(name + desc);
                 info.methodAccess.put(name + desc, access);
-                return null;
+                return super.visitMethod(access, name, desc, sig, exc);
             }
-        }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
-        return info;
+        };
     }
 
     /**

@@ -27,8 +27,13 @@ import java.util.TreeSet;
 import java.util.jar.JarFile;
 import java.util.zip.GZIPOutputStream;
 import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 
+import org.objectweb.asm.AnnotationVisitor;
 import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.FieldVisitor;
+import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Type;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.ClassNode;
@@ -102,7 +107,8 @@ public final class StaticDuas {
     /** Included (instrumentable) classes by internal name. */
     private final Set<String> included = new LinkedHashSet<>();
     private final Map<String, List<Site>> fieldStores = new HashMap<>();
-    private final Map<String, Site> fieldDecls = new HashMap<>();
+    /** Instance fields ("cls.name", dotted) to their class (internal name) and name. */
+    private final Map<String, String[]> fieldDecls = new HashMap<>();
     private final Map<String, List<Site>> elemStores = new HashMap<>();
     private final Map<String, List<Site>> elemAllocs = new HashMap<>();
     private final Map<String, List<Site>> returns = new HashMap<>();
@@ -186,33 +192,178 @@ public final class StaticDuas {
 
     /**
      * Reads every included class on the class path once, cheaply: which methods store or load
-     * which fields and which touch arrays. The methods a query needs are analyzed (frames,
-     * statements) only when it comes ({@link #ensureIndexed}).
+     * which fields and which touch arrays, the instance fields, and the class's header for the
+     * hierarchy. One pass of a visitor without debug information or frames, no tree: this runs
+     * while the tests run, on the core they share with it. The methods a query needs are analyzed
+     * (tree, frames, statements) only when it comes ({@link #ensureIndexed}), and a field's
+     * declaration site is made then too ({@link #fieldDecl}).
      */
     void index(List<File> entries) throws IOException {
-        for (File e : entries) for (String c : classesIn(e)) if (filter.wanted(c)) included.add(c);
-        for (String c : new ArrayList<>(included)) {
-            ClassNode cn = node(c);
-            if (cn == null || Instrumenter.isTestClass(cn) || (cn.access & ACC_MODULE) != 0) {
-                included.remove(c);
-                continue;
-            }
-            String file = Instrumenter.sourceFile(cn);
-            for (FieldNode f : cn.fields)
-                if ((f.access & ACC_STATIC) == 0) fieldDecls.put(c.replace('/', '.') + "." + f.name, declSite(cn, file, f));
-            for (MethodNode mn : cn.methods) {
-                String m = cn.name + "." + mn.name + mn.desc;
-                for (AbstractInsnNode n = mn.instructions.getFirst(); n != null; n = n.getNext()) {
-                    int op = n.getOpcode();
-                    if (op == PUTFIELD || op == PUTSTATIC)
-                        storesOf.computeIfAbsent(((FieldInsnNode) n).name, k -> new LinkedHashSet<>()).add(m);
-                    else if (op == GETFIELD || op == GETSTATIC)
-                        loadsOf.computeIfAbsent(((FieldInsnNode) n).name, k -> new LinkedHashSet<>()).add(m);
-                    else if ((op >= IASTORE && op <= SASTORE) || isNewArray(n)) arrayMethods.add(m);
+        Map<String, File> entryOf = new HashMap<>();
+        for (File e : entries) for (String c : classesIn(e)) if (filter.wanted(c) && included.add(c)) entryOf.put(c, e);
+        try (ClassFiles files = new ClassFiles(entries, loader)) {
+            for (String c : new ArrayList<>(included)) if (!scan(c, files.read(c, entryOf.get(c)))) included.remove(c);
+        }
+    }
+
+    /**
+     * The class files of the class path, read straight from the entry that holds them first (as
+     * {@link #classesIn} lists them), which is where the class loader finds them: its lookup
+     * costs more than the read (the JDK's loaders are asked first, and each searches its modules
+     * for a name in no package of theirs). Through the loader still where its answer could
+     * differ: a class in a package of the JDK's modules, every class when a jar names other jars
+     * (manifest Class-Path) or has a jar index, and a file that cannot be read directly.
+     */
+    static final class ClassFiles implements AutoCloseable {
+        private final ClassLoader loader;
+        private final Map<File, JarFile> jars = new HashMap<>();
+        private final Set<String> jdkPackages = new HashSet<>();
+        private boolean direct = true;
+
+        ClassFiles(List<File> entries, ClassLoader loader) {
+            this.loader = loader;
+            for (Module m : ModuleLayer.boot().modules()) jdkPackages.addAll(m.getPackages());
+            for (File e : entries) {
+                if (!e.isFile() || jars.containsKey(e)) continue; // a jar named twice: opened once
+                try {
+                    // versioned as the loader opens it: a multi-release jar's entries for this JVM
+                    JarFile j = new JarFile(e, true, ZipFile.OPEN_READ, JarFile.runtimeVersion());
+                    jars.put(e, j);
+                    java.util.jar.Manifest mf = j.getManifest();
+                    if ((mf != null && mf.getMainAttributes().getValue("Class-Path") != null)
+                            || j.getEntry("META-INF/INDEX.LIST") != null)
+                        direct = false;
+                } catch (IOException | RuntimeException x) {
+                    direct = false;
                 }
             }
-            nodes.remove(c); // read again only for a query
         }
+
+        /** The bytes of class {@code c} (internal name) found first in {@code entry}, or null. */
+        byte[] read(String c, File entry) {
+            String pkg = c.lastIndexOf('/') < 0 ? "" : c.substring(0, c.lastIndexOf('/')).replace('/', '.');
+            if (direct && entry != null && !jdkPackages.contains(pkg)) {
+                try {
+                    if (entry.isDirectory()) return Files.readAllBytes(new File(entry, c + ".class").toPath());
+                    JarFile j = jars.get(entry);
+                    ZipEntry z = j == null ? null : j.getEntry(c + ".class");
+                    if (z != null)
+                        try (InputStream in = j.getInputStream(z)) {
+                            return in.readAllBytes();
+                        }
+                } catch (IOException | RuntimeException x) {
+                    // through the loader, below
+                }
+            }
+            try (InputStream in = loader.getResourceAsStream(c + ".class")) {
+                return in == null ? null : in.readAllBytes();
+            } catch (IOException | RuntimeException x) {
+                return null;
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            for (JarFile j : jars.values()) j.close();
+        }
+    }
+
+    /** What the index keeps of one method: the fields (simple names) it stores and loads, whether it touches arrays. */
+    private static final class MethodScan {
+        final String method; // "cls.name+desc"
+        final List<String> stores = new ArrayList<>(), loads = new ArrayList<>();
+        boolean arrays;
+
+        MethodScan(String method) {
+            this.method = method;
+        }
+    }
+
+    /**
+     * Indexes class {@code c} ({@code bytes}: its class file); false (not included) when it is a test class (as
+     * {@link Instrumenter#isTestClass} decides), a module, or its class file cannot be read. What
+     * it finds is kept only at the end, once the class is known not to be a test class, in the
+     * order of the class file (the index's sets keep their insertion order).
+     */
+    private boolean scan(String c, byte[] bytes) {
+        ClassReader cr;
+        try {
+            if (bytes == null) return false;
+            cr = new ClassReader(bytes);
+        } catch (RuntimeException e) {
+            return false;
+        }
+        List<MethodScan> methods = new ArrayList<>();
+        List<String> fields = new ArrayList<>();
+        boolean[] skip = new boolean[1]; // a test class or a module
+        ClassVisitor v = new ClassVisitor(ASM9) {
+            String name;
+
+            @Override
+            public void visit(int version, int access, String name, String sig, String superName, String[] itfs) {
+                this.name = name;
+                if ("junit/framework/TestCase".equals(superName) || "junit/framework/TestSuite".equals(superName)
+                        || (access & ACC_MODULE) != 0)
+                    skip[0] = true;
+            }
+
+            @Override
+            public FieldVisitor visitField(int access, String name, String desc, String sig, Object value) {
+                if ((access & ACC_STATIC) == 0) fields.add(name);
+                return null;
+            }
+
+            @Override
+            public MethodVisitor visitMethod(int access, String mname, String desc, String sig, String[] exc) {
+                MethodScan m = new MethodScan(name + "." + mname + desc);
+                methods.add(m);
+                return new MethodVisitor(ASM9) {
+                    @Override
+                    public AnnotationVisitor visitAnnotation(String desc, boolean visible) {
+                        if (visible && desc.equals("Lorg/junit/Test;")) skip[0] = true;
+                        return null;
+                    }
+
+                    @Override
+                    public void visitFieldInsn(int op, String owner, String name, String desc) {
+                        (op == PUTFIELD || op == PUTSTATIC ? m.stores : m.loads).add(name);
+                    }
+
+                    @Override
+                    public void visitInsn(int op) {
+                        if (op >= IASTORE && op <= SASTORE) m.arrays = true;
+                    }
+
+                    @Override
+                    public void visitIntInsn(int op, int operand) {
+                        if (op == NEWARRAY) m.arrays = true;
+                    }
+
+                    @Override
+                    public void visitTypeInsn(int op, String type) {
+                        if (op == ANEWARRAY) m.arrays = true;
+                    }
+
+                    @Override
+                    public void visitMultiANewArrayInsn(String desc, int dims) {
+                        m.arrays = true;
+                    }
+                };
+            }
+        };
+        try {
+            cr.accept(hierarchy.adding(cr, v), ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+        } catch (RuntimeException e) {
+            return false;
+        }
+        if (skip[0]) return false;
+        for (String f : fields) fieldDecls.put(c.replace('/', '.') + "." + f, new String[] {c, f});
+        for (MethodScan m : methods) {
+            for (String f : m.stores) storesOf.computeIfAbsent(f, k -> new LinkedHashSet<>()).add(m.method);
+            for (String f : m.loads) loadsOf.computeIfAbsent(f, k -> new LinkedHashSet<>()).add(m.method);
+            if (m.arrays) arrayMethods.add(m.method);
+        }
+        return true;
     }
 
     /** Analyzes these methods ("cls.name+desc") into the stores, allocations and returns maps. */
@@ -241,14 +392,17 @@ public final class StaticDuas {
         return qualified.substring(qualified.lastIndexOf('.') + 1);
     }
 
-    private Site declSite(ClassNode owner, String source, FieldNode field) {
-        // registered through the instrumenter's own rule, lazily: a site whose id() does it
-        return new Site(null, null, null, null, 0, 0, null) {
-            @Override
-            int id() {
-                return filter.fieldDecl(owner, source, field);
-            }
-        };
+    /**
+     * The statement of an instance field's declaration ({@code decl}: class, field), registered
+     * through the instrumenter's own rule; the class is read (with its debug information) only
+     * now. Null when its class file cannot be read.
+     */
+    private Integer fieldDecl(String[] decl) {
+        ClassNode cn = node(decl[0]);
+        if (cn == null) return null;
+        FieldNode field = null; // the last one of that name, as the index's map kept it
+        for (FieldNode f : cn.fields) if ((f.access & ACC_STATIC) == 0 && f.name.equals(decl[1])) field = f;
+        return field == null ? null : filter.fieldDecl(cn, Instrumenter.sourceFile(cn), field);
     }
 
     private void indexMethod(ClassNode cn, MethodNode mn, MethodInstrumenter mi) {
@@ -423,7 +577,10 @@ public final class StaticDuas {
                 if (!s.name.equals(var)) break;
                 ensureIndexed(union(storesOf.get(simpleName(var)), null));
                 for (Site x : fieldStores.getOrDefault(var, new ArrayList<>())) out.add(x.id());
-                if (s.kind == MethodInstrumenter.S_FIELD && fieldDecls.containsKey(var)) out.add(fieldDecls.get(var).id());
+                if (s.kind == MethodInstrumenter.S_FIELD && fieldDecls.containsKey(var)) {
+                    Integer decl = fieldDecl(fieldDecls.get(var));
+                    if (decl != null) out.add(decl);
+                }
                 break;
             case MethodInstrumenter.S_ELEM: {
                 String n = (s.array == null ? "" : s.array) + "[]";

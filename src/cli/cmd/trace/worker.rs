@@ -307,6 +307,15 @@ mod tests {
     }
 
     #[test]
+    fn exit_codes_are_reported_as_java_reports_them() {
+        // a wait status: the code in the second byte, or the signal in the low bits
+        assert_eq!(code(ExitStatus::from_raw(0)), 0);
+        assert_eq!(code(ExitStatus::from_raw(3 << 8)), 3);
+        assert_eq!(code(ExitStatus::from_raw(9)), 137); // SIGKILL: a time-out's kill
+        assert_eq!(code(ExitStatus::from_raw(6)), 134); // SIGABRT: a JVM that aborts
+    }
+
+    #[test]
     fn junit_is_found_in_directories_jars_and_wildcards() {
         let dir = tempfile::tempdir().unwrap();
         let classes = dir.path().join("classes");

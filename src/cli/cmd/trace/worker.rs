@@ -90,12 +90,13 @@ impl Attached {
             .map(|s| lines(s, Arc::clone(&to), "@@PAF err "));
         drop(child);
         let child = Arc::clone(&self.child);
+        let pid = self.pid;
         let done = std::thread::spawn(move || {
             for t in [out, err].into_iter().flatten() {
                 let _ = t.join();
             }
             // both pipes are closed: the JVM has exited or is about to
-            let code = exit_code(&child);
+            let code = exit_code(&child, pid);
             let mut to = to.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             let _ = writeln!(to, "@@PAF exit {code}");
             // dropping the last handle closes the supervisor's stdin
@@ -159,9 +160,13 @@ fn lines(
     })
 }
 
-/// The exit code of the worker, waiting for it without holding its lock for long (so that
+/// The exit code of the worker, waiting for it without holding its lock (so that
 /// [`Relay::finish`] can kill it meanwhile).
-fn exit_code(child: &Mutex<Child>) -> i32 {
+fn exit_code(child: &Mutex<Child>, pid: u32) -> i32 {
+    // The pipes close a moment before the JVM has exited: a poll found it still running about
+    // half the time and slept 5 ms, on the run's critical path (docs/performance.md, "Fourth
+    // round"). Waiting without reaping leaves the reaping to `try_wait`, under the lock.
+    exited(pid);
     loop {
         let status = child
             .lock()
@@ -169,8 +174,31 @@ fn exit_code(child: &Mutex<Child>) -> i32 {
             .try_wait();
         match status {
             Ok(Some(s)) => return code(s),
+            // `exited` failed (it returns on an error): poll
             Ok(None) => std::thread::sleep(Duration::from_millis(5)),
             Err(_) => return 1,
+        }
+    }
+}
+
+/// Blocks until process `pid` (a child of paf's) has exited, without reaping it; returns at
+/// once on an error (no such child: it was reaped already).
+fn exited(pid: u32) {
+    let id: libc::id_t = pid;
+    loop {
+        // SAFETY: waitid(2) with WNOWAIT writes only into `info`, a zeroed siginfo_t we own; it
+        // leaves the child a zombie for `Child::try_wait` to reap. The result is checked.
+        let r = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            libc::waitid(
+                libc::P_PID,
+                id,
+                &raw mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        if r == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return;
         }
     }
 }
@@ -313,6 +341,17 @@ mod tests {
         assert_eq!(code(ExitStatus::from_raw(3 << 8)), 3);
         assert_eq!(code(ExitStatus::from_raw(9)), 137); // SIGKILL: a time-out's kill
         assert_eq!(code(ExitStatus::from_raw(6)), 134); // SIGABRT: a JVM that aborts
+    }
+
+    #[test]
+    fn exited_waits_for_the_exit_and_leaves_the_reaping_to_try_wait() {
+        let mut child = Command::new("sh").args(["-c", "exit 3"]).spawn().unwrap();
+        exited(child.id());
+        // not reaped by `exited`: the status is still there for `try_wait`, at once
+        let status = child.try_wait().unwrap().expect("the child has exited");
+        assert_eq!(code(status), 3);
+        // a child reaped already: `exited` returns (ECHILD) instead of blocking
+        exited(child.id());
     }
 
     #[test]

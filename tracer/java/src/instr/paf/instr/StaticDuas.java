@@ -178,13 +178,23 @@ public final class StaticDuas {
         boolean gz = new File(bundle, "statements.jsonl.gz").exists();
         write(new File(bundle, gz ? "static-duas.jsonl.gz" : "static-duas.jsonl"), String.join("\n", out) + (out.isEmpty() ? "" : "\n"));
         if (table.length() != before) writeStatements(table, bundle, gz);
+        // the last thing done but the exit: paf goes on when it reads this line
         System.out.println("static-duas " + out.size() + " queries " + queries);
+        System.out.flush();
     }
 
     // ---------------------------------------------------------------- index
 
     /** Methods ("cls.name+desc") that store (PUTFIELD/PUTSTATIC) or load a field, by its simple name. */
     private final Map<String, Set<String>> storesOf = new HashMap<>(), loadsOf = new HashMap<>();
+    /**
+     * The field stores' instructions, by the field's simple name: each owner and descriptor
+     * ("owner desc") as the instruction names them, to the methods that hold such a store. A
+     * field's query analyzes only the methods whose store resolves to that very field
+     * ({@link #storesTo}), not every method storing a field of the same name: commons-math3
+     * has hundreds that store an {@code x}.
+     */
+    private final Map<String, Map<String, Set<String>>> storeOwners = new HashMap<>();
     /** Methods with an array store or an array allocation. */
     private final Set<String> arrayMethods = new LinkedHashSet<>();
     /** Methods analyzed into the maps above. */
@@ -272,6 +282,8 @@ public final class StaticDuas {
     private static final class MethodScan {
         final String method; // "cls.name+desc"
         final List<String> stores = new ArrayList<>(), loads = new ArrayList<>();
+        /** The stores' "owner desc", in the order of {@link #stores}. */
+        final List<String> storeOwners = new ArrayList<>();
         boolean arrays;
 
         MethodScan(String method) {
@@ -326,7 +338,10 @@ public final class StaticDuas {
 
                     @Override
                     public void visitFieldInsn(int op, String owner, String name, String desc) {
-                        (op == PUTFIELD || op == PUTSTATIC ? m.stores : m.loads).add(name);
+                        if (op == PUTFIELD || op == PUTSTATIC) {
+                            m.stores.add(name);
+                            m.storeOwners.add(owner + " " + desc);
+                        } else m.loads.add(name);
                     }
 
                     @Override
@@ -359,7 +374,12 @@ public final class StaticDuas {
         if (skip[0]) return false;
         for (String f : fields) fieldDecls.put(c.replace('/', '.') + "." + f, new String[] {c, f});
         for (MethodScan m : methods) {
-            for (String f : m.stores) storesOf.computeIfAbsent(f, k -> new LinkedHashSet<>()).add(m.method);
+            for (int i = 0; i < m.stores.size(); i++) {
+                String f = m.stores.get(i);
+                storesOf.computeIfAbsent(f, k -> new LinkedHashSet<>()).add(m.method);
+                storeOwners.computeIfAbsent(f, k -> new HashMap<>())
+                        .computeIfAbsent(m.storeOwners.get(i), k -> new HashSet<>()).add(m.method);
+            }
             for (String f : m.loads) loadsOf.computeIfAbsent(f, k -> new LinkedHashSet<>()).add(m.method);
             if (m.arrays) arrayMethods.add(m.method);
         }
@@ -379,6 +399,26 @@ public final class StaticDuas {
                 if (mi != null) indexMethod(cn, mn, mi);
             }
         }
+    }
+
+    /**
+     * The methods with a store that resolves to field {@code var} ("declaring.class.name", as
+     * {@link MethodInstrumenter#fieldName} names it), in the index's order. Those are the only
+     * ones that can add a store of {@code var} to {@link #fieldStores}.
+     */
+    private Set<String> storesTo(String var) {
+        String name = simpleName(var);
+        Set<String> all = storesOf.get(name), to = new HashSet<>();
+        Map<String, Set<String>> owners = storeOwners.get(name);
+        if (all == null || owners == null) return new LinkedHashSet<>();
+        for (Map.Entry<String, Set<String>> e : owners.entrySet()) {
+            int sp = e.getKey().indexOf(' ');
+            String owner = e.getKey().substring(0, sp), desc = e.getKey().substring(sp + 1);
+            if ((hierarchy.declaringClass(owner, name, desc).replace('/', '.') + "." + name).equals(var)) to.addAll(e.getValue());
+        }
+        Set<String> out = new LinkedHashSet<>(all);
+        out.retainAll(to);
+        return out;
     }
 
     private static Set<String> union(Set<String> a, Set<String> b) {
@@ -575,7 +615,7 @@ public final class StaticDuas {
             case MethodInstrumenter.S_FIELD:
             case MethodInstrumenter.S_STATIC:
                 if (!s.name.equals(var)) break;
-                ensureIndexed(union(storesOf.get(simpleName(var)), null));
+                ensureIndexed(storesTo(var));
                 for (Site x : fieldStores.getOrDefault(var, new ArrayList<>())) out.add(x.id());
                 if (s.kind == MethodInstrumenter.S_FIELD && fieldDecls.containsKey(var)) {
                     Integer decl = fieldDecl(fieldDecls.get(var));

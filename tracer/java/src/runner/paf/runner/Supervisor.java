@@ -49,6 +49,13 @@ public final class Supervisor {
     /** Worker 0 (attached) has not exited yet: a usage error must stop it. */
     static volatile boolean attachedRunning;
     static boolean gzip, keepWork, quiet, verbose;
+    /**
+     * {@code --done-line}: prints {@link #DONE} on stdout once the bundle is complete and this JVM
+     * has nothing left to do but exit, so that paf goes on without waiting for the exit (5 to 18
+     * ms; docs/performance.md, "Fourth round"). Exit code 0 follows it.
+     */
+    static boolean doneLine;
+    static final String DONE = "@@PAF bundle written";
     static List<String> jvmArgs = new ArrayList<>();
 
     static final String DEBIAN = "/usr/share/java";
@@ -112,6 +119,7 @@ public final class Supervisor {
                 case "--attached": attached = number("--attached", a[++i]); attachedRunning = attached > 0; break;
                 case "--gzip": gzip = true; break;
                 case "--keep-work": keepWork = true; break;
+                case "--done-line": doneLine = true; break;
                 case "--quiet": quiet = true; break;
                 case "-v": case "--verbose": verbose = true; break;
                 default: help("unknown option " + k);
@@ -188,6 +196,10 @@ public final class Supervisor {
         if (s.classes == 0)
             usage("--include " + include + ": the tests loaded no class of these packages (0 classes instrumented); "
                     + "the bundle records no event");
+        if (doneLine) {
+            System.out.println(DONE);
+            System.out.flush();
+        }
     }
 
     /**
@@ -676,12 +688,14 @@ public final class Supervisor {
         for (int i = 0; i < errors.size(); i++) m.append(i > 0 ? ", " : "").append(q(errors.get(i)));
         m.append("], \"wall_ms\": ").append(wallMs).append("}\n}\n");
         write(new File(bundle, "manifest.json"), m.toString().getBytes(StandardCharsets.UTF_8));
-        System.err.printf("paf trace: %s (%d pass, %d fail, %d truncated), %s, %d bytes of events, %s, "
-                + "%s instrumented, %s, %s, %.1f s -> %s%n",
-                count(nTests, "test", "tests"), pass, fail, trunc, count(events, "event", "events"), bytes,
-                count(nStmts, "statement", "statements"), count(classes, "class", "classes"),
-                count(errors.size(), "instrumentation error", "instrumentation errors"), count(parts + 1, "JVM", "JVMs"),
-                wallMs / 1000.0, shown(bundle));
+        // concatenated, not printf: java.util.Formatter's first use costs this JVM 10-15 ms, on
+        // the run's critical path (docs/performance.md, "Fourth round")
+        long tenths = (wallMs + 50) / 100; // %.1f of the seconds, rounding half up as it does
+        System.err.println("paf trace: " + count(nTests, "test", "tests") + " (" + pass + " pass, " + fail + " fail, " + trunc
+                + " truncated), " + count(events, "event", "events") + ", " + bytes + " bytes of events, "
+                + count(nStmts, "statement", "statements") + ", " + count(classes, "class", "classes") + " instrumented, "
+                + count(errors.size(), "instrumentation error", "instrumentation errors") + ", " + count(parts + 1, "JVM", "JVMs")
+                + ", " + tenths / 10 + "." + tenths % 10 + " s -> " + shown(bundle));
         for (String e : errors) System.err.println("paf trace: instrumentation error: " + e);
         Summary s = new Summary();
         s.tests = nTests;

@@ -526,8 +526,11 @@ fn supervise(
         }
     };
     let relay = attached.and_then(|w| supervisor.stdin.take().map(|to| w.relay(to)));
-    let written = supervisor.stdout.take().is_some_and(bundle_written);
-    let code = if written {
+    let written = supervisor
+        .stdout
+        .take()
+        .and_then(|out| said_done(out, |l| (l == DONE_LINE).then_some(())));
+    let code = if written.is_some() {
         // the supervisor has done all it does but exit: paf goes on meanwhile
         reap(supervisor);
         Ok(0)
@@ -544,12 +547,17 @@ fn supervise(
     code
 }
 
-/// Whether the supervisor says the bundle is written (`--done-line`) before its stdout ends.
-fn bundle_written(stdout: ChildStdout) -> bool {
-    BufReader::new(stdout)
-        .lines()
-        .map_while(Result::ok)
-        .any(|l| l == DONE_LINE)
+/// Reads a tracer JVM's stdout until the line that says it is done (what `done` makes of it),
+/// without waiting for the stream's end; `None` if it ends first. Any other line (the JVM's own
+/// warnings) is passed on as a note.
+fn said_done<T>(stdout: ChildStdout, done: impl Fn(&str) -> Option<T>) -> Option<T> {
+    for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+        if let Some(said) = done(&line) {
+            return Some(said);
+        }
+        output::note(line);
+    }
+    None
 }
 
 /// The supervisor's line once the bundle is complete (`Supervisor.DONE`): after it the JVM only
@@ -679,17 +687,17 @@ fn add_static_duas(
     }
     // Its last line says what it wrote, once the files are complete: paf goes on without
     // waiting for the JVM's exit (docs/performance.md, "Fourth round").
-    let mut said = String::new();
-    if let Some(out) = child.stdout.take() {
-        let _ = BufReader::new(out).read_line(&mut said);
-    }
-    if let Some(duas) = duas_written(&said) {
+    if let Some(duas) = child
+        .stdout
+        .take()
+        .and_then(|out| said_done(out, duas_written))
+    {
         reap(child);
         return Ok((duas, uses.len()));
     }
     let code = child.wait().ok().and_then(|s| s.code());
     Err(CliError::Internal(format!(
-        "the static analysis failed (exit code {code:?}): {said}"
+        "the static analysis failed (exit code {code:?}); its messages are above"
     )))
 }
 
@@ -830,27 +838,28 @@ mod tests {
         assert_eq!(duas_written("Exception in thread main"), None);
     }
 
-    #[test]
-    fn the_supervisor_is_not_waited_for_after_its_done_line() {
-        // the JVM would go on for a minute: the line alone must end the read
+    /// What `said_done` makes of the stdout of `sh -c script`, the supervisor's done line.
+    fn done_of(script: &str) -> (Option<()>, Child) {
         let mut child = Command::new("sh")
-            .args([
-                "-c",
-                "echo other; echo '@@PAF bundle written'; exec sleep 60",
-            ])
+            .args(["-c", script])
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
-        assert!(bundle_written(child.stdout.take().unwrap()));
+        let out = child.stdout.take().unwrap();
+        (said_done(out, |l| (l == DONE_LINE).then_some(())), child)
+    }
+
+    #[test]
+    fn a_tracer_jvm_is_not_waited_for_after_its_done_line() {
+        // the JVM would go on for a minute: the line alone must end the read
+        let (said, mut child) =
+            done_of("echo a warning; echo '@@PAF bundle written'; exec sleep 60");
+        assert_eq!(said, Some(()));
         child.kill().unwrap();
         child.wait().unwrap();
-        // no line: the stream's end says it was not written
-        let mut child = Command::new("sh")
-            .args(["-c", "echo '@@PAF bundle written, not quite'"])
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        assert!(!bundle_written(child.stdout.take().unwrap()));
+        // no such line: the stream's end says it is not done
+        let (said, mut child) = done_of("echo '@@PAF bundle written, not quite'");
+        assert_eq!(said, None);
         child.wait().unwrap();
     }
 }

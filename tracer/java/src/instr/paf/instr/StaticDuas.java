@@ -162,8 +162,8 @@ public final class StaticDuas {
             while ((line = r.readLine()) != null) if (!line.trim().isEmpty()) lines.add(line);
         }
         long before = table.length();
-        R.initStatements(table);
-        Map<String, String> keys = readKeys(table);
+        Map<String, String> keys = new HashMap<>(); // statement ids to keys
+        R.initStatements(table, keys);
         Set<String> out = new TreeSet<>();
         int queries = 0;
         for (String line : lines) {
@@ -753,18 +753,6 @@ public final class StaticDuas {
     }
 
     // ---------------------------------------------------------------- files
-
-    /** Statement ids to keys, from the agents' shared statement table. */
-    static Map<String, String> readKeys(File table) throws IOException {
-        Map<String, String> out = new HashMap<>();
-        if (!table.exists()) return out;
-        for (String line : Files.readAllLines(table.toPath(), StandardCharsets.UTF_8)) {
-            int k = line.lastIndexOf(",\"key\":\"");
-            if (!line.startsWith("{\"id\":") || k < 0 || !line.endsWith("\"}")) continue;
-            out.putIfAbsent(line.substring(6, line.indexOf(',')), line.substring(k + 8, line.length() - 2));
-        }
-        return out;
-    }
 
     /** A string or number field of a flat JSON line the Rust side wrote (stmt, var). */
     static String jsonField(String line, String name) {

@@ -195,22 +195,34 @@ public final class R {
      * loaded, with the same keys and ids).
      */
     public static void initStatements(File st) throws IOException {
+        initStatements(st, null);
+    }
+
+    /**
+     * As {@link #initStatements(File)}, and fills {@code keysById} (when not null) with each id's
+     * key, its first line's: the static analysis's queries name statements by id, and one read of
+     * the table serves both (reading it twice cost commons-email's 455 KB table 30 ms in the cold
+     * JVM, after the tests: docs/performance.md, "Fourth round").
+     */
+    public static void initStatements(File st, Map<String, String> keysById) throws IOException {
         synchronized (LOCK) {
-            if (st.exists()) loadStatements(st);
+            if (st.exists()) loadStatements(st, keysById);
             stmts = new Out(st, true, 1 << 16);
         }
     }
 
     /** Reads the statement ids earlier JVMs of the same run assigned, so ids stay stable across restarts. */
-    private static void loadStatements(File f) throws IOException {
+    private static void loadStatements(File f, Map<String, String> keysById) throws IOException {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(new FileInputStream(f), StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) {
                 int k = line.lastIndexOf(",\"key\":\"");
                 if (!line.startsWith("{\"id\":") || k < 0 || !line.endsWith("\"}")) continue;
-                int id = Integer.parseInt(line.substring(6, line.indexOf(',')));
+                String digits = line.substring(6, line.indexOf(','));
+                int id = Integer.parseInt(digits);
                 String key = line.substring(k + 8, line.length() - 2);
                 stmtIds.put(key, id);
+                if (keysById != null) keysById.putIfAbsent(digits, key);
                 nextStmt = Math.max(nextStmt, id + 1);
             }
         }

@@ -855,6 +855,8 @@ mod tests {
         let (said, mut child) =
             done_of("echo a warning; echo '@@PAF bundle written'; exec sleep 60");
         assert_eq!(said, Some(()));
+        // the read ended with the line, not with the stream (the JVM's exit)
+        assert!(child.try_wait().unwrap().is_none());
         child.kill().unwrap();
         child.wait().unwrap();
         // no such line: the stream's end says it is not done

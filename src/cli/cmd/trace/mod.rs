@@ -12,7 +12,7 @@ mod worker;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use clap::{Args, Subcommand};
 
@@ -207,30 +207,32 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
     refuse_inputs(out, entries(job.sourcepath.as_deref()))?;
     let staging = sibling(out, "new")?;
     let _ = std::fs::remove_dir_all(&staging);
-    let static_duas = start_static_duas(&a, &job, &tracer, &java, &asm, &staging);
     let compression = a.compression();
     let tail = follow_tests(&staging, compression);
-    let code = match supervise(&a, &job, &tracer, &java, &deps, &staging) {
-        Ok(code) => code,
+    let supervised = match supervise(&a, &job, &tracer, &java, &deps, &staging) {
+        Ok(s) => s,
         Err(e) => {
-            abandon(static_duas, tail);
+            abandon(tail);
             return Err(e);
         }
     };
-    if code != 0 {
-        abandon(static_duas, tail);
-        let _ = std::fs::remove_dir_all(&staging);
-        return Ok(match code {
-            2 => exit::BAD_INPUT, // the supervisor said why, naming the flag
-            _ => {
-                output::error(format!(
-                    "the Java front end failed (exit code {code}); its messages are above"
-                ));
-                exit::INTERNAL
-            }
-        });
-    }
-    let added = complete(static_duas, tail, &staging, compression, a.verbose)?;
+    let hosted = match supervised {
+        Supervised::Written(hosted) => hosted,
+        Supervised::Failed(code) => {
+            abandon(tail);
+            let _ = std::fs::remove_dir_all(&staging);
+            return Ok(match code {
+                2 => exit::BAD_INPUT, // the supervisor said why, naming the flag
+                _ => {
+                    output::error(format!(
+                        "the Java front end failed (exit code {code}); its messages are above"
+                    ));
+                    exit::INTERNAL
+                }
+            });
+        }
+    };
+    let added = complete(hosted, tail, &staging, compression, a.verbose)?;
     if !a.keep_work {
         let _ = std::fs::remove_dir_all(staging.join(".work"));
     }
@@ -270,7 +272,7 @@ impl JavaArgs {
 /// error is fatal (`staging` is removed); the inner one, the static analysis's, is reported
 /// once the bundle is in place.
 fn complete(
-    static_duas: Result<Child, CliError>,
+    hosted: Hosted,
     tail: Option<Tail>,
     staging: &Path,
     compression: Compression,
@@ -287,7 +289,7 @@ fn complete(
             Ok(false) | Err(_) => pack(&work, "tests.jsonl", compression).map(|()| false),
         })
     });
-    let added = add_static_duas(static_duas, staging);
+    let added = add_static_duas(hosted, staging);
     let packed = packing.map_or(Ok(false), |t| {
         t.join()
             .unwrap_or_else(|_| Err("the compression thread panicked".to_string()))
@@ -438,12 +440,32 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
     }
 }
 
-/// Runs the supervisor JVM into `bundle`; its exit code (0 written, 2 usage, else failure).
 /// Flags of the short-lived JVMs paf starts (the supervisor, the static analysis): C1 alone and
 /// a serial collector, since C2 and a parallel collector spend a core on a run of seconds
 /// (docs/performance.md, "The tracer").
 const SHORT_JVM: [&str; 2] = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"];
 
+/// What the supervisor JVM did.
+enum Supervised {
+    /// The bundle is written; the JVM's static analysis waits for the crash uses.
+    Written(Hosted),
+    /// It exited with this code without writing the bundle (2: a usage error it named).
+    Failed(i32),
+}
+
+/// The supervisor JVM after its done line, which hosts the static analysis (`--static-duas`):
+/// one JVM fewer beside the tests on two cores than when the analysis had its own, whose start
+/// cost the library example about 40 ms (docs/performance.md, "Fifth round").
+struct Hosted {
+    child: Child,
+    /// Where the crash uses go; `None` if the relay of worker 0 lost it (then no query can be
+    /// sent and the analysis is reported failed).
+    stdin: Option<ChildStdin>,
+    /// The rest of its stdout: the analysis's line.
+    stdout: BufReader<ChildStdout>,
+}
+
+/// Runs the supervisor JVM into `bundle`, with the static analysis in it, up to its done line.
 fn supervise(
     a: &JavaArgs,
     job: &Job,
@@ -451,7 +473,7 @@ fn supervise(
     java: &OsString,
     deps: &Deps<'_>,
     bundle: &Path,
-) -> Result<i32, CliError> {
+) -> Result<Supervised, CliError> {
     let mut cmd = Command::new(java);
     cmd.args(SHORT_JVM)
         .arg("-cp")
@@ -478,7 +500,8 @@ fn supervise(
                 .unwrap_or(&job.tests),
         ])
         .arg("--keep-work")
-        .arg("--done-line")
+        .args(["--done-line", "--static-duas"])
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped());
     if let Some(j) = &a.java {
         cmd.arg("--java").arg(j);
@@ -507,8 +530,10 @@ fn supervise(
     // worker 0 starts now, not once the supervisor's JVM is up (worker.rs says why)
     let attached = worker::Attached::start(a, job, tracer, java, deps, bundle);
     if let Some(w) = &attached {
-        cmd.args(["--attached", &w.pid().to_string()])
-            .stdin(Stdio::piped());
+        cmd.args(["--attached", &w.pid().to_string()]);
+    }
+    if a.verbose {
+        output::note(format!("paf trace: {cmd:?}"));
     }
     let cannot = |e: std::io::Error| {
         CliError::Usage(format!(
@@ -516,7 +541,7 @@ fn supervise(
             java.to_string_lossy()
         ))
     };
-    let mut supervisor = match cmd.spawn() {
+    let supervisor = match cmd.spawn() {
         Ok(child) => child,
         Err(e) => {
             if let Some(w) = attached {
@@ -525,33 +550,53 @@ fn supervise(
             return Err(cannot(e));
         }
     };
-    let relay = attached.and_then(|w| supervisor.stdin.take().map(|to| w.relay(to)));
-    let written = supervisor
-        .stdout
-        .take()
-        .and_then(|out| said_done(out, |l| (l == DONE_LINE).then_some(())));
-    let code = if written.is_some() {
-        // the supervisor has done all it does but exit: paf goes on meanwhile
-        reap(supervisor);
-        Ok(0)
-    } else {
-        // A signal leaves no code: the tracer failed.
-        supervisor
-            .wait()
-            .map(|s| s.code().unwrap_or(i32::from(exit::INTERNAL)))
-            .map_err(cannot)
+    watch(supervisor, attached).map_err(cannot)
+}
+
+/// Watches the supervisor up to its done line (relaying worker 0's output to it, if paf
+/// started worker 0), or up to its exit: an error only if waiting for it failed.
+fn watch(mut supervisor: Child, attached: Option<worker::Attached>) -> std::io::Result<Supervised> {
+    let mut stdin = supervisor.stdin.take();
+    let relay = match (attached, stdin.take()) {
+        (Some(w), Some(to)) => Some(w.relay(to)),
+        (_, to) => {
+            stdin = to;
+            None
+        }
     };
+    let mut stdout = supervisor.stdout.take().map(BufReader::new);
+    let written = stdout
+        .as_mut()
+        .and_then(|out| said_done(out, |l| (l == DONE_LINE).then_some(())));
+    // the relay hands the supervisor's stdin back after worker 0's exit line
     if let Some(r) = relay {
-        r.finish();
+        stdin = r.finish();
     }
-    code
+    match (written, stdout) {
+        (Some(()), Some(stdout)) => Ok(Supervised::Written(Hosted {
+            child: supervisor,
+            stdin,
+            stdout,
+        })),
+        _ => {
+            drop(stdin);
+            // A signal leaves no code: the tracer failed.
+            let status = supervisor.wait()?;
+            Ok(Supervised::Failed(
+                status.code().unwrap_or(i32::from(exit::INTERNAL)),
+            ))
+        }
+    }
 }
 
 /// Reads a tracer JVM's stdout until the line that says it is done (what `done` makes of it),
 /// without waiting for the stream's end; `None` if it ends first. Any other line (the JVM's own
 /// warnings) is passed on as a note.
-fn said_done<T>(stdout: ChildStdout, done: impl Fn(&str) -> Option<T>) -> Option<T> {
-    for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+fn said_done<T>(
+    stdout: &mut BufReader<ChildStdout>,
+    done: impl Fn(&str) -> Option<T>,
+) -> Option<T> {
+    for line in stdout.lines().map_while(Result::ok) {
         if let Some(said) = done(&line) {
             return Some(said);
         }
@@ -572,48 +617,6 @@ fn reap(mut child: Child) {
     });
 }
 
-/// Starts the front end's static analysis (`paf.instr.StaticDuas`) before the tests run: it
-/// indexes the class path while they run and waits for the crash uses on stdin, so its JVM's
-/// start and its index cost no wall time (docs/performance.md, "The tracer"). `None` when it
-/// cannot start; [`add_static_duas`] then says why.
-fn start_static_duas(
-    a: &JavaArgs,
-    job: &Job,
-    tracer: &Tracer,
-    java: &OsString,
-    asm: &str,
-    bundle: &Path,
-) -> Result<Child, CliError> {
-    let cp = std::env::join_paths(
-        [tracer.jar("paf-instr.jar"), tracer.jar("paf-rt.jar")]
-            .into_iter()
-            .chain(asm.split(':').map(PathBuf::from)),
-    )
-    .map_err(|e| CliError::Usage(format!("--asm: {e}")))?;
-    let mut cmd = Command::new(java);
-    cmd.args(SHORT_JVM)
-        .arg("-cp")
-        .arg(cp)
-        .arg("paf.instr.StaticDuas")
-        .arg("--work")
-        .arg(bundle.join(".work"))
-        .arg("--bundle")
-        .arg(bundle)
-        .args(["--queries", "-"])
-        .args(["--classpath", &job.classpath, "--include", &job.include])
-        .args(["--exclude", a.exclude.as_deref().unwrap_or("")])
-        .args(["--tests", &job.tests])
-        .args(["--sourcepath", job.sourcepath.as_deref().unwrap_or("")])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    if a.verbose {
-        output::note(format!("paf trace: {cmd:?}"));
-    }
-    cmd.spawn()
-        .map_err(|e| CliError::Internal(format!("cannot run the static analysis: {e}")))
-}
-
 /// Compresses the first worker's tests file as it writes it (docs/performance.md, "The
 /// tracer"); `None` for `--plain`.
 fn follow_tests(staging: &Path, compression: Compression) -> Option<Tail> {
@@ -624,30 +627,25 @@ fn follow_tests(staging: &Path, compression: Compression) -> Option<Tail> {
     })
 }
 
-/// The tracing failed: stops the static analysis and the compression started beside it.
-fn abandon(static_duas: Result<Child, CliError>, tail: Option<Tail>) {
-    if let Ok(child) = static_duas {
-        stop(child);
-    }
+/// The tracing failed: stops the compression started beside it.
+fn abandon(tail: Option<Tail>) {
     if let Some(t) = tail {
         let _ = t.finish(None);
     }
 }
 
-/// Stops a static analysis that is not needed (the tracing failed, or no failing test has a
-/// crash use): it has written nothing.
+/// Stops the supervisor's static analysis when it is not needed (no failing test has a crash
+/// use, or paf cannot read the bundle): it has written nothing.
 fn stop(mut child: Child) {
     let _ = child.kill();
     let _ = child.wait();
 }
 
 /// Analyzes the new bundle's failing tests and sends their crash uses to the static analysis
-/// started by [`start_static_duas`], which writes their static DUAs into the bundle
-/// (docs/algorithm.md, "Static DUAs"). Returns (DUAs, crash uses).
-fn add_static_duas(
-    static_duas: Result<Child, CliError>,
-    bundle: &Path,
-) -> Result<(usize, usize), CliError> {
+/// in the supervisor's JVM, which has indexed the class path while the tests ran and writes
+/// their static DUAs into the bundle (docs/algorithm.md, "Static DUAs"). Returns (DUAs, crash
+/// uses).
+fn add_static_duas(hosted: Hosted, bundle: &Path) -> Result<(usize, usize), CliError> {
     let unreadable = |problems: Vec<crate::trace::Problem>| {
         for p in problems.iter().take(20) {
             output::error(p);
@@ -663,13 +661,15 @@ fn add_static_duas(
     let uses = match analyzed {
         Ok(uses) => uses,
         Err(problems) => {
-            if let Ok(child) = static_duas {
-                stop(child);
-            }
+            stop(hosted.child);
             return Err(unreadable(problems));
         }
     };
-    let mut child = static_duas?;
+    let Hosted {
+        mut child,
+        stdin,
+        mut stdout,
+    } = hosted;
     if uses.is_empty() {
         stop(child);
         return Ok((0, 0));
@@ -681,23 +681,29 @@ fn add_static_duas(
         .map_err(|e| CliError::Internal(format!("crash uses as JSON: {e}")))?;
     // kept for --keep-work (docs/java.md): the crash uses the static analysis was asked about
     let _ = std::fs::write(bundle.join(".work").join("queries.jsonl"), &lines);
-    if let Some(mut stdin) = child.stdin.take() {
-        // a write error means the analysis ended early: its exit code below says why
-        let _ = stdin.write_all(lines.as_bytes());
+    match stdin {
+        // a write error means the analysis ended early: its exit code below says why; the
+        // pipe closes here, which ends the queries
+        Some(mut stdin) => {
+            let _ = stdin.write_all(lines.as_bytes());
+        }
+        // no pipe to send the queries on: the analysis cannot run
+        None => {
+            let _ = child.kill();
+        }
     }
     // Its last line says what it wrote, once the files are complete: paf goes on without
     // waiting for the JVM's exit (docs/performance.md, "Fourth round").
-    if let Some(duas) = child
-        .stdout
-        .take()
-        .and_then(|out| said_done(out, duas_written))
-    {
+    if let Some(duas) = said_done(&mut stdout, duas_written) {
         reap(child);
         return Ok((duas, uses.len()));
     }
-    let code = child.wait().ok().and_then(|s| s.code());
+    let ended = match child.wait().ok().and_then(|s| s.code()) {
+        Some(code) => format!("exit code {code}"),
+        None => "killed by a signal".to_string(),
+    };
     Err(CliError::Internal(format!(
-        "the static analysis failed (exit code {code:?}); its messages are above"
+        "the static analysis failed ({ended}); its messages are above"
     )))
 }
 
@@ -845,8 +851,11 @@ mod tests {
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
-        let out = child.stdout.take().unwrap();
-        (said_done(out, |l| (l == DONE_LINE).then_some(())), child)
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        (
+            said_done(&mut out, |l| (l == DONE_LINE).then_some(())),
+            child,
+        )
     }
 
     #[test]

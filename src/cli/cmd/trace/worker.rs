@@ -76,7 +76,8 @@ impl Attached {
     }
 
     /// Relays the worker's lines to the supervisor's stdin (`to`), its stderr's marked `@@PAF
-    /// err `, then `@@PAF exit CODE` (128 + the signal for a killed JVM, as Java reports it).
+    /// err `, then `@@PAF exit CODE` (128 + the signal for a killed JVM, as Java reports it);
+    /// [`Relay::finish`] hands `to` back, open, for the static analysis's queries.
     pub(super) fn relay(&self, to: ChildStdin) -> Relay {
         let to = Arc::new(Mutex::new(to));
         let mut child = self
@@ -97,9 +98,11 @@ impl Attached {
             }
             // both pipes are closed: the JVM has exited or is about to
             let code = exit_code(&child, pid);
-            let mut to = to.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            let _ = writeln!(to, "@@PAF exit {code}");
-            // dropping the last handle closes the supervisor's stdin
+            let mut to = Arc::into_inner(to)?
+                .into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            // a supervisor that is gone reads nothing: its stdin is of no use then
+            writeln!(to, "@@PAF exit {code}").ok().map(|()| to)
         });
         Relay {
             child: Arc::clone(&self.child),
@@ -111,19 +114,20 @@ impl Attached {
 /// The relay threads of an attached worker.
 pub(super) struct Relay {
     child: Arc<Mutex<Child>>,
-    done: JoinHandle<()>,
+    done: JoinHandle<Option<ChildStdin>>,
 }
 
 impl Relay {
-    /// The supervisor has exited: kills worker 0 if it still runs (the supervisor kills it on a
-    /// usage error; this covers a supervisor that died) and waits for the relay to end.
-    pub(super) fn finish(self) {
+    /// The supervisor has written the bundle or exited: kills worker 0 if it still runs (the
+    /// supervisor kills it on a usage error; this covers a supervisor that died), waits for the
+    /// relay to end and returns the supervisor's stdin (`None` if it was closed or broke).
+    pub(super) fn finish(self) -> Option<ChildStdin> {
         let _ = self
             .child
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .kill();
-        let _ = self.done.join();
+        self.done.join().ok().flatten()
     }
 }
 
@@ -317,6 +321,57 @@ fn jar_has(jar: &Path, entry: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A shell as worker 0, already started, as [`Attached::start`] leaves it.
+    fn attached(script: &str) -> Attached {
+        let child = Command::new("sh")
+            .args(["-c", script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        Attached {
+            pid: child.id(),
+            child: Arc::new(Mutex::new(child)),
+        }
+    }
+
+    #[test]
+    fn the_relay_hands_the_supervisors_stdin_back_open_after_the_exit_line() {
+        // a "supervisor" that copies its stdin to a file: what it was sent, in order
+        let dir = tempfile::tempdir().unwrap();
+        let seen = dir.path().join("seen");
+        let mut supervisor = Command::new("sh")
+            .args(["-c", "cat > \"$0\""])
+            .arg(&seen)
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let worker =
+            attached("echo '@@PAF begin T.t'; echo oops >&2; echo '@@PAF end T.t'; exit 3");
+        let relay = worker.relay(supervisor.stdin.take().unwrap());
+        // paf finishes the relay once the supervisor is done, long after worker 0's exit
+        exited(worker.pid());
+        let mut stdin = relay.finish().expect("the pipe comes back");
+        // the static analysis's queries follow on the same pipe
+        writeln!(stdin, "{{\"stmt\":1}}").unwrap();
+        drop(stdin);
+        supervisor.wait().unwrap();
+        let text = std::fs::read_to_string(&seen).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        // stdout's lines in order, the stderr line marked (where it falls between them depends
+        // on the threads), then the exit code, then what paf wrote after it
+        let out: Vec<&str> = lines
+            .iter()
+            .copied()
+            .filter(|l| l.starts_with("@@PAF begin") || l.starts_with("@@PAF end"))
+            .collect();
+        assert_eq!(out, ["@@PAF begin T.t", "@@PAF end T.t"]);
+        assert!(lines.contains(&"@@PAF err oops"), "{text}");
+        assert_eq!(lines[lines.len() - 2..], ["@@PAF exit 3", "{\"stmt\":1}"]);
+        assert_eq!(lines.len(), 5, "{text}");
+    }
 
     #[test]
     fn a_collector_is_named_as_the_supervisor_matches_it() {

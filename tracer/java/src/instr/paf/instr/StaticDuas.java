@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import java.util.jar.JarFile;
 import java.util.zip.GZIPOutputStream;
 import java.util.zip.ZipEntry;
@@ -124,14 +125,29 @@ public final class StaticDuas {
         this.filter = filter;
     }
 
+    /** By hand: {@code --queries -} reads the crash uses on stdin. */
     public static void main(String[] args) throws Exception {
+        try {
+            serve(args, () -> new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
+        } catch (IllegalArgumentException e) {
+            System.err.println("StaticDuas: " + e.getMessage());
+            System.exit(2);
+        }
+    }
+
+    /**
+     * The whole analysis: the index, then the queries ({@code --queries -}: from {@code stdin},
+     * asked for only once the index is made), the files, and the line {@code static-duas N
+     * queries M} on stdout. The supervisor runs this on a thread of its own JVM
+     * ({@code --static-duas}), which is one JVM fewer on the run's two cores
+     * (docs/performance.md, "Fifth round"); {@code stdin} then blocks until the bundle is
+     * written and paf sends the queries.
+     */
+    public static void serve(String[] args, Supplier<BufferedReader> stdin) throws Exception {
         Map<String, String> o = new HashMap<>();
         for (int i = 0; i + 1 < args.length; i += 2) o.put(args[i].replaceFirst("^--", ""), args[i + 1]);
         for (String k : new String[] {"work", "bundle", "queries", "classpath", "include"})
-            if (!o.containsKey(k)) {
-                System.err.println("StaticDuas: --" + k + " is required");
-                System.exit(2);
-            }
+            if (!o.containsKey(k)) throw new IllegalArgumentException("--" + k + " is required");
         File work = new File(o.get("work")), bundle = new File(o.get("bundle"));
         File table = new File(work, "statements.jsonl");
         List<URL> urls = new ArrayList<>();
@@ -156,8 +172,8 @@ public final class StaticDuas {
         // written: the JVM's start and the index overlap the tracing (docs/performance.md).
         s.index(entries);
         List<String> lines = new ArrayList<>();
-        InputStream qin = "-".equals(o.get("queries")) ? System.in : new FileInputStream(o.get("queries"));
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(qin, StandardCharsets.UTF_8))) {
+        try (BufferedReader r = "-".equals(o.get("queries")) ? stdin.get()
+                : new BufferedReader(new InputStreamReader(new FileInputStream(o.get("queries")), StandardCharsets.UTF_8))) {
             String line;
             while ((line = r.readLine()) != null) if (!line.trim().isEmpty()) lines.add(line);
         }

@@ -9,6 +9,9 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.RandomAccessFile;
+import java.lang.reflect.InvocationTargetException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
@@ -18,7 +21,9 @@ import java.util.Enumeration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.jar.JarFile;
 import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
@@ -56,6 +61,22 @@ public final class Supervisor {
      */
     static boolean doneLine;
     static final String DONE = "@@PAF bundle written";
+    /**
+     * {@code --static-duas}: this JVM runs the static analysis too ({@code
+     * paf.instr.StaticDuas.serve}, on a thread, in a class loader of its own over paf-instr.jar,
+     * paf-rt.jar and ASM): it indexes the class path while the tests run and, after {@link
+     * #DONE}, reads paf's crash uses on stdin, writes the static DUAs into the bundle, prints
+     * {@code static-duas N queries M} and exits (code 1 if the analysis failed). Before, it was a
+     * JVM of its own, whose start took 40 to 70 ms of the two cores from the tests
+     * (docs/performance.md, "Fifth round"). Requires {@code --done-line}.
+     */
+    static boolean staticDuas;
+    /** Whether the static analysis failed (its error is on stderr). */
+    static volatile boolean staticFailed;
+    /** This JVM's stdin, once the bundle is written: the static analysis reads its queries there. */
+    static final CompletableFuture<BufferedReader> QUERIES = new CompletableFuture<>();
+    /** Stdin as the attached worker's relay read it (the queries follow on it). */
+    static volatile BufferedReader stdin;
     static List<String> jvmArgs = new ArrayList<>();
 
     static final String DEBIAN = "/usr/share/java";
@@ -97,7 +118,7 @@ public final class Supervisor {
         for (int i = 0; i < a.length; i++) {
             String k = a[i];
             boolean flag = k.equals("--gzip") || k.equals("--keep-work") || k.equals("--quiet") || k.equals("-v")
-                    || k.equals("--verbose");
+                    || k.equals("--verbose") || k.equals("--done-line") || k.equals("--static-duas");
             if (!flag && i + 1 >= a.length) help("missing value for " + k);
             switch (k) {
                 case "--classpath": case "-cp": cp = a[++i]; break;
@@ -120,12 +141,14 @@ public final class Supervisor {
                 case "--gzip": gzip = true; break;
                 case "--keep-work": keepWork = true; break;
                 case "--done-line": doneLine = true; break;
+                case "--static-duas": staticDuas = true; break;
                 case "--quiet": quiet = true; break;
                 case "-v": case "--verbose": verbose = true; break;
                 default: help("unknown option " + k);
             }
         }
         if (cp == null || include == null || tests == null || out == null) help("--classpath, --include, --tests and -o are required");
+        if (staticDuas && !doneLine) help("--static-duas requires --done-line");
         if (java == null) java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         if (subject == null) subject = tests;
         File jarDir = new File(Supervisor.class.getProtectionDomain().getCodeSource().getLocation().toURI()).getParentFile();
@@ -136,6 +159,7 @@ public final class Supervisor {
         File work = new File(bundle, ".work");
         if (attached == 0) deleteTree(work); // else paf made it for worker 0, which runs already
         work.mkdirs();
+        Thread analysis = staticDuas ? startStaticDuas(jarDir, bundle, work) : null;
         for (String f : new String[] {"manifest.json", "statements.jsonl", "statements.jsonl.gz", "tests.jsonl", "tests.jsonl.gz",
                 "static-duas.jsonl", "static-duas.jsonl.gz"})
             new File(bundle, f).delete();
@@ -200,6 +224,41 @@ public final class Supervisor {
             System.out.println(DONE);
             System.out.flush();
         }
+        if (analysis != null) {
+            BufferedReader in = stdin;
+            QUERIES.complete(in != null ? in : new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
+            analysis.join();
+            System.exit(staticFailed ? 1 : 0);
+        }
+    }
+
+    /**
+     * Starts the static analysis on a daemon thread (a usage error or a failed run ends this JVM
+     * without waiting for it): {@code paf.instr.StaticDuas.serve} with the flags paf gave its own
+     * JVM before, loaded from paf-instr.jar, paf-rt.jar and ASM beside this JVM's jar.
+     */
+    static Thread startStaticDuas(File jarDir, File bundle, File work) {
+        String[] args = {"--work", work.getPath(), "--bundle", bundle.getPath(), "--queries", "-", "--classpath", cp,
+            "--include", include, "--exclude", exclude, "--tests", tests, "--sourcepath", sourcepath};
+        Thread t = new Thread(() -> {
+            try {
+                List<URL> urls = new ArrayList<>();
+                urls.add(new File(jarDir, "paf-instr.jar").toURI().toURL());
+                urls.add(new File(jarDir, "paf-rt.jar").toURI().toURL());
+                for (String a : asmClasspath().split(File.pathSeparator)) if (!a.isEmpty()) urls.add(new File(a).toURI().toURL());
+                ClassLoader l = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
+                Supplier<BufferedReader> queries = QUERIES::join;
+                l.loadClass("paf.instr.StaticDuas").getMethod("serve", String[].class, Supplier.class).invoke(null, args, queries);
+            } catch (Throwable e) {
+                staticFailed = true;
+                Throwable cause = e instanceof InvocationTargetException ? e.getCause() : e;
+                System.err.println("paf trace: the static analysis failed:");
+                cause.printStackTrace();
+            }
+        }, "paf-static-duas");
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
 
     /**
@@ -412,7 +471,7 @@ public final class Supervisor {
          * JVM's stdin, where paf relays the worker's output and then its exit code.
          */
         private void runAttached(int timeoutSecs) throws InterruptedException {
-            Thread reader = new Thread(() -> read(System.in));
+            Thread reader = new Thread(() -> read(null));
             reader.setDaemon(true);
             reader.start();
             boolean killed = false;
@@ -434,9 +493,15 @@ public final class Supervisor {
             if (exitCode != 0) finished = false;
         }
 
-        /** Reads the worker's protocol lines (and, attached, paf's) until the stream ends. */
+        /**
+         * Reads the worker's protocol lines until the stream ends; {@code null}: paf's relay of the
+         * attached worker on this JVM's stdin, up to its exit line, leaving stdin open (the static
+         * analysis's queries follow on it).
+         */
         private void read(InputStream in) {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            BufferedReader r = new BufferedReader(new InputStreamReader(in != null ? in : System.in, StandardCharsets.UTF_8));
+            if (in == null) stdin = r;
+            try {
                 String line;
                 while ((line = r.readLine()) != null) {
                     if (line.startsWith("@@PAF begin ")) {
@@ -468,6 +533,13 @@ public final class Supervisor {
                 }
             } catch (IOException e) {
                 // the worker is gone
+            }
+            if (in != null) {
+                try {
+                    r.close();
+                } catch (IOException e) {
+                    // nothing to do: the worker is gone
+                }
             }
         }
 

@@ -13,6 +13,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use super::problem::Problem;
 pub use super::scan::MAX_RECORD;
@@ -37,6 +38,81 @@ impl<R: Read> Read for Counting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Bytes a [`ReadAhead`] reads per step.
+const AHEAD_CHUNK: usize = 1 << 20;
+/// Chunks a [`ReadAhead`] holds ready beyond the one being read.
+const AHEAD_CHUNKS: usize = 2;
+
+/// Reads (and so decompresses) `inner` on a thread of its own, a few chunks ahead of its
+/// reader. Why: the engine's scanner was one thread doing both the decompression and the search
+/// for test boundaries; in pass 1 the other core had nothing to do. A decompressed chunk costs
+/// the reader one copy, so plain files are not read this way.
+struct ReadAhead {
+    chunks: Receiver<io::Result<Vec<u8>>>,
+    /// Emptied chunks go back to the thread to be filled again.
+    spent: SyncSender<Vec<u8>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl ReadAhead {
+    fn new(mut inner: Box<dyn Read + Send>) -> ReadAhead {
+        let (tx, chunks) = sync_channel(AHEAD_CHUNKS);
+        let (spent, back) = sync_channel::<Vec<u8>>(AHEAD_CHUNKS + 2);
+        std::thread::spawn(move || {
+            loop {
+                let mut chunk = back
+                    .try_recv()
+                    .unwrap_or_else(|_| Vec::with_capacity(AHEAD_CHUNK));
+                chunk.clear();
+                let read = (&mut inner)
+                    .take(AHEAD_CHUNK as u64)
+                    .read_to_end(&mut chunk);
+                // The end of the file (no bytes) is the end of the channel; an error comes
+                // after the bytes read before it, as `read_to_end` on `inner` would leave them,
+                // and ends it too. A reader that is gone stops the thread.
+                match read {
+                    Ok(0) => break,
+                    Ok(_) => {
+                        if tx.send(Ok(chunk)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        if chunk.is_empty() || tx.send(Ok(chunk)).is_ok() {
+                            let _ = tx.send(Err(e));
+                        }
+                        break;
+                    }
+                }
+            }
+        });
+        ReadAhead {
+            chunks,
+            spent,
+            chunk: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl Read for ReadAhead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.chunk.len() {
+            let Ok(next) = self.chunks.recv() else {
+                return Ok(0);
+            };
+            let spent = std::mem::replace(&mut self.chunk, next?);
+            self.at = 0;
+            let _ = self.spent.try_send(spent);
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
         Ok(n)
     }
 }
@@ -136,11 +212,13 @@ pub fn open_decoded(path: &Path) -> Result<(Box<dyn Read + Send>, Arc<AtomicU64>
         read: Arc::clone(&read),
     };
     let inner: Box<dyn Read + Send> = match path.extension().and_then(|e| e.to_str()) {
-        Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(file)),
-        Some("zst") => Box::new(
+        Some("gz") => Box::new(ReadAhead::new(Box::new(flate2::read::MultiGzDecoder::new(
+            file,
+        )))),
+        Some("zst") => Box::new(ReadAhead::new(Box::new(
             zstd::Decoder::new(file)
                 .map_err(|e| Problem::in_file(path, format!("cannot read zstd: {e}")))?,
-        ),
+        ))),
         _ => Box::new(file),
     };
     Ok((inner, read))
@@ -256,6 +334,102 @@ impl Lines {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bytes in the order given, read in odd sizes, then an error, as the reader gave them.
+    struct Source {
+        bytes: Vec<u8>,
+        at: usize,
+        step: usize,
+        error: bool,
+    }
+
+    impl Read for Source {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(self.step).min(self.bytes.len() - self.at);
+            if n == 0 && self.error {
+                return Err(io::Error::other("truncated"));
+            }
+            buf[..n].copy_from_slice(&self.bytes[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    fn bytes(len: usize) -> Vec<u8> {
+        (0..len).map(|i| (i * 7 + i / 251) as u8).collect()
+    }
+
+    #[test]
+    fn reading_ahead_gives_every_byte_in_order_for_any_read_size() {
+        // a few chunks and a bit: chunk ends fall inside the reader's reads
+        let want = bytes(3 * AHEAD_CHUNK + 12_345);
+        for (step, size) in [(1 << 16, 1), (4096, 7), (100_000, 1 << 20), (3, 3 << 20)] {
+            let source = Source {
+                bytes: want.clone(),
+                at: 0,
+                step,
+                error: false,
+            };
+            let mut ahead = ReadAhead::new(Box::new(source));
+            let mut got = Vec::new();
+            let mut buf = vec![0; size];
+            loop {
+                match ahead.read(&mut buf).unwrap() {
+                    0 => break,
+                    n => got.extend_from_slice(&buf[..n]),
+                }
+            }
+            assert!(got == want, "step {step}, size {size}: {} bytes", got.len());
+            // and the end stays the end
+            assert_eq!(ahead.read(&mut buf).unwrap(), 0);
+        }
+    }
+
+    #[test]
+    fn reading_ahead_gives_the_bytes_before_an_error_then_the_error_then_the_end() {
+        let want = bytes(AHEAD_CHUNK + 1000);
+        let source = Source {
+            bytes: want.clone(),
+            at: 0,
+            step: 1 << 16,
+            error: true,
+        };
+        let mut ahead = ReadAhead::new(Box::new(source));
+        let mut got = Vec::new();
+        let e = ahead.read_to_end(&mut got).unwrap_err();
+        assert_eq!(e.to_string(), "truncated");
+        assert!(got == want, "{} bytes before the error", got.len());
+        assert_eq!(ahead.read(&mut [0; 10]).unwrap(), 0);
+    }
+
+    /// Says when it is dropped (its sender goes with it, unread).
+    struct Watched(Source, #[allow(dead_code)] std::sync::mpsc::Sender<()>);
+
+    impl Read for Watched {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.0.read(buf)
+        }
+    }
+
+    #[test]
+    fn a_reader_that_stops_early_stops_the_thread_ahead() {
+        let (alive, dropped) = std::sync::mpsc::channel();
+        let source = Source {
+            bytes: bytes(64 * AHEAD_CHUNK),
+            at: 0,
+            step: 1 << 20,
+            error: false,
+        };
+        let mut ahead = ReadAhead::new(Box::new(Watched(source, alive)));
+        let mut first = [0; 100];
+        ahead.read_exact(&mut first).unwrap();
+        assert_eq!(first[..], bytes(100)[..]);
+        drop(ahead);
+        // the thread drops the source when it ends, long before the source's end; a generous
+        // bound, only so that a thread that never ends fails the test instead of hanging it
+        let ended = dropped.recv_timeout(std::time::Duration::from_secs(120));
+        assert_eq!(ended, Err(std::sync::mpsc::RecvTimeoutError::Disconnected));
+    }
 
     /// A truncated compressed file gives one problem, then the end: a reader that kept going
     /// would get the same error forever.

@@ -440,9 +440,9 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
     }
 }
 
-/// Flags of the short-lived JVMs paf starts (the supervisor, the static analysis): C1 alone and
-/// a serial collector, since C2 and a parallel collector spend a core on a run of seconds
-/// (docs/performance.md, "The tracer").
+/// Flags of the short-lived JVM paf starts (the supervisor, the static analysis in it): C1
+/// alone and a serial collector, since C2 and a parallel collector spend a core on a run of
+/// seconds (docs/performance.md, "The tracer").
 const SHORT_JVM: [&str; 2] = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"];
 
 /// What the supervisor JVM did.

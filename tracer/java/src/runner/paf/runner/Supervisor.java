@@ -67,8 +67,8 @@ public final class Supervisor {
      * paf-rt.jar and ASM): it indexes the class path while the tests run and, after {@link
      * #DONE}, reads paf's crash uses on stdin, writes the static DUAs into the bundle, prints
      * {@code static-duas N queries M} and exits (code 1 if the analysis failed). Before, it was a
-     * JVM of its own, whose start took 40 to 70 ms of the two cores from the tests
-     * (docs/performance.md, "Fifth round"). Requires {@code --done-line}.
+     * JVM of its own, which started beside the tests on the same two cores: the run took 30 to 40
+     * ms longer (docs/performance.md, "Fifth round"). Requires {@code --done-line}.
      */
     static boolean staticDuas;
     /** Whether the static analysis failed (its error is on stderr). */

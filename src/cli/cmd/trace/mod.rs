@@ -556,13 +556,9 @@ fn supervise(
 /// Watches the supervisor up to its done line (relaying worker 0's output to it, if paf
 /// started worker 0), or up to its exit: an error only if waiting for it failed.
 fn watch(mut supervisor: Child, attached: Option<worker::Attached>) -> std::io::Result<Supervised> {
-    let mut stdin = supervisor.stdin.take();
-    let relay = match (attached, stdin.take()) {
-        (Some(w), Some(to)) => Some(w.relay(to)),
-        (_, to) => {
-            stdin = to;
-            None
-        }
+    let (relay, mut stdin) = match (attached, supervisor.stdin.take()) {
+        (Some(w), Some(to)) => (Some(w.relay(to)), None),
+        (_, to) => (None, to),
     };
     let mut stdout = supervisor.stdout.take().map(BufReader::new);
     let written = stdout

@@ -48,8 +48,10 @@ fn memory_does_not_grow_with_one_test() {
     }
 }
 
-/// A small zstd file of valid tests followed by 96 MiB of blank lines: read as a stream, in
-/// the same memory as the bundle alone (they were held whole).
+/// A small zstd file of valid tests followed by 96 MiB of blank lines: read as a stream, never
+/// held whole, as they once were (96 MiB by themselves). The bound leaves room for the decompression and the
+/// debug build: 50 to 64 MiB measured alone, 67 MiB once with the other tests running (the
+/// same bundle uncompressed: 30 to 33 MiB).
 #[test]
 fn blank_lines_after_the_tests_cost_no_memory() {
     let dir = tempfile::tempdir().unwrap();
@@ -71,7 +73,7 @@ fn blank_lines_after_the_tests_cost_no_memory() {
         let m = run(&[command, b.to_str().unwrap()]);
         assert_eq!(m.code, Some(0), "{}", m.stderr);
         assert!(
-            m.max_rss_kib < 64 * 1024,
+            m.max_rss_kib < 96 * 1024,
             "paf {command}: {} KiB",
             m.max_rss_kib
         );

@@ -29,9 +29,15 @@ pub struct Lines {
 }
 
 /// Counts the bytes that pass through a reader, readable from other threads.
-struct Counting<R> {
+pub(super) struct Counting<R> {
     inner: R,
     read: Arc<AtomicU64>,
+}
+
+impl<R> Counting<R> {
+    pub(super) fn new(inner: R, read: Arc<AtomicU64>) -> Counting<R> {
+        Counting { inner, read }
+    }
 }
 
 impl<R: Read> Read for Counting<R> {
@@ -211,7 +217,7 @@ pub fn open_decoded(path: &Path) -> Result<(Box<dyn Read + Send>, Arc<AtomicU64>
         inner: file,
         read: Arc::clone(&read),
     };
-    let inner: Box<dyn Read + Send> = match path.extension().and_then(|e| e.to_str()) {
+    let inner: Box<dyn Read + Send> = match extension(path) {
         Some("gz") => Box::new(ReadAhead::new(Box::new(flate2::read::MultiGzDecoder::new(
             file,
         )))),
@@ -222,6 +228,15 @@ pub fn open_decoded(path: &Path) -> Result<(Box<dyn Read + Send>, Arc<AtomicU64>
         _ => Box::new(file),
     };
     Ok((inner, read))
+}
+
+fn extension(path: &Path) -> Option<&str> {
+    path.extension().and_then(|e| e.to_str())
+}
+
+/// Whether paf reads `path` as a compressed file (by its name: `.gz` or `.zst`).
+pub fn compressed(path: &Path) -> bool {
+    matches!(extension(path), Some("gz" | "zst"))
 }
 
 /// One non-blank line, with its 1-based number.

@@ -19,6 +19,7 @@ pub mod problem;
 pub mod raw;
 pub mod reader;
 pub mod scan;
+mod source;
 pub mod symbols;
 pub mod tail;
 pub mod write;

@@ -26,11 +26,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, sync_channel};
 
+use super::model::{ExceptionInfo, Outcome};
 use memchr::memmem;
 
-use super::model::{ExceptionInfo, Outcome};
 use super::problem::Problem;
 use super::raw::{Kind, Record};
+pub use super::source::Bytes;
+use super::source::{Buffer, WINDOW};
 
 /// The longest line (record) accepted, in bytes; a longer one is a problem of its line.
 pub const MAX_RECORD: usize = 4 << 20;
@@ -121,7 +123,7 @@ pub struct Piece {
     /// Number of the first line of `bytes`.
     pub first_line: u64,
     /// The lines, `None` when the scan does not keep this segment's bytes.
-    pub bytes: Option<Vec<u8>>,
+    pub bytes: Option<Bytes>,
     /// Numbers of the lines of `bytes` that were longer than [`MAX_RECORD`] (each left as an
     /// empty line in `bytes`).
     pub overlong: Vec<u64>,
@@ -177,7 +179,7 @@ impl Piece {
 
     /// Bytes the piece holds (a dropped piece counts a little, so that batches of them end).
     fn weight(&self) -> usize {
-        self.bytes.as_ref().map_or(64, Vec::len)
+        self.bytes.as_ref().map_or(64, |b| b.len())
     }
 }
 
@@ -270,10 +272,9 @@ struct Current {
 /// Cuts a tests file into [`Piece`]s, in file order.
 pub struct Scanner {
     path: PathBuf,
-    reader: Box<dyn Read + Send>,
     read: Arc<AtomicU64>,
     keep: Keep,
-    buf: Vec<u8>,
+    buf: Buffer,
     /// Where the current segment's bytes not yet handed on start in `buf` (when it keeps them).
     seg_start: usize,
     /// Number of the line that starts at `seg_start`.
@@ -296,10 +297,31 @@ pub struct Scanner {
 }
 
 impl Scanner {
-    /// Scans the file at `path` (decompressing a `.gz` or `.zst` file on the fly).
+    /// Scans the file at `path`: a `.gz` or `.zst` file decompressed on the fly, any other
+    /// mapped into memory window by window (read if it cannot be mapped, an empty file say).
     pub fn open(path: &Path, keep: Keep) -> Result<Scanner, Problem> {
-        let (reader, read) = super::lines::open_decoded(path)?;
-        Ok(Scanner::from_reader(path, reader, read, keep))
+        Scanner::open_windowed(path, keep, WINDOW)
+    }
+
+    /// [`Scanner::open`], mapping windows of at least `window` bytes.
+    fn open_windowed(path: &Path, keep: Keep, window: usize) -> Result<Scanner, Problem> {
+        if super::lines::compressed(path) {
+            let (reader, read) = super::lines::open_decoded(path)?;
+            return Ok(Scanner::from_reader(path, reader, read, keep));
+        }
+        let file = super::lines::open_regular(path)?;
+        let read = Arc::new(AtomicU64::new(0));
+        let buf = match file.try_clone() {
+            Ok(mapped) => Buffer::mapped(mapped, Arc::clone(&read), window).ok(),
+            Err(_) => None,
+        };
+        let buf = buf.unwrap_or_else(|| {
+            Buffer::reader(Box::new(super::lines::Counting::new(
+                file,
+                Arc::clone(&read),
+            )))
+        });
+        Ok(Scanner::new(path, buf, read, keep))
     }
 
     /// Scans `reader`; `path` is only used in messages, `read` counts the bytes read.
@@ -309,12 +331,15 @@ impl Scanner {
         read: Arc<AtomicU64>,
         keep: Keep,
     ) -> Scanner {
+        Scanner::new(path, Buffer::reader(reader), read, keep)
+    }
+
+    fn new(path: &Path, buf: Buffer, read: Arc<AtomicU64>, keep: Keep) -> Scanner {
         let mut s = Scanner {
             path: path.to_path_buf(),
-            reader,
             read,
             keep,
-            buf: Vec::new(),
+            buf,
             seg_start: 0,
             seg_start_line: 1,
             scanned: 0,
@@ -375,7 +400,10 @@ impl Scanner {
     fn piece(&mut self, at: usize, end: Option<Segment>) {
         let bytes = match self.cur.hold {
             Hold::Drop => None,
-            Hold::Stream | Hold::Buffer => Some(self.buf[self.seg_start..at].to_vec()),
+            Hold::Stream => Some(self.buf.piece(self.seg_start..at)),
+            // A held segment is copied: such segments are far apart in the file (the failing
+            // tests of pass 1), and each one's piece would keep a mapped window alive.
+            Hold::Buffer => Some(Bytes::Owned(self.buf.bytes()[self.seg_start..at].to_vec())),
         };
         // The overlong lines before `at` (whose line is `self.line`) go with this piece.
         let before = self.cur.overlong.partition_point(|&l| l < self.line);
@@ -446,22 +474,16 @@ impl Scanner {
             self.seg_start
         };
         if from > 0 {
-            self.buf.drain(..from);
+            self.buf.consume(from);
             self.seg_start = self.seg_start.saturating_sub(from);
             self.scanned -= from;
         }
         let before = self.buf.len();
-        let eof = loop {
-            match (&mut self.reader)
-                .take(CHUNK as u64)
-                .read_to_end(&mut self.buf)
-            {
-                Ok(n) => break n < CHUNK,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.fail(&e);
-                    return;
-                }
+        let eof = match self.buf.fill(CHUNK) {
+            Ok(eof) => eof,
+            Err(e) => {
+                self.fail(&e);
+                return;
             }
         };
         if self.skipping && !self.skip(before, eof) {
@@ -472,7 +494,7 @@ impl Scanner {
             self.check_last_line();
             self.buf.len()
         } else {
-            match memchr::memrchr(b'\n', &self.buf[before.max(self.scanned)..]) {
+            match memchr::memrchr(b'\n', &self.buf.bytes()[before.max(self.scanned)..]) {
                 Some(i) => before.max(self.scanned) + i + 1,
                 None => {
                     self.check_partial_line();
@@ -494,11 +516,12 @@ impl Scanner {
     /// A read error ends the file: what was read is scanned and the error closes the segment.
     fn fail(&mut self, e: &std::io::Error) {
         if self.skipping {
-            self.buf.truncate(self.scanned);
-            self.buf.push(b'\n');
+            let buf = self.buf.edit();
+            buf.truncate(self.scanned);
+            buf.push(b'\n');
             self.skipping = false;
         }
-        let line = self.line + bytecount::count(&self.buf[self.scanned..], b'\n') as u64;
+        let line = self.line + bytecount::count(&self.buf.bytes()[self.scanned..], b'\n') as u64;
         self.scan(self.buf.len());
         let at = self.buf.len();
         self.close(
@@ -512,20 +535,22 @@ impl Scanner {
     /// Skips the bytes of an overlong line read since `before`; at its end the line is left
     /// as an empty placeholder line. Whether scanning can go on in this step.
     fn skip(&mut self, before: usize, eof: bool) -> bool {
-        match memchr::memchr(b'\n', &self.buf[before..]) {
+        let scanned = self.scanned;
+        match memchr::memchr(b'\n', &self.buf.bytes()[before..]) {
             Some(i) => {
-                self.buf.drain(self.scanned..before + i);
+                self.buf.edit().drain(scanned..before + i);
                 self.skipping = false;
                 true
             }
             None if eof => {
-                self.buf.truncate(self.scanned);
-                self.buf.push(b'\n');
+                let buf = self.buf.edit();
+                buf.truncate(scanned);
+                buf.push(b'\n');
                 self.skipping = false;
                 true
             }
             None => {
-                self.buf.truncate(self.scanned);
+                self.buf.edit().truncate(scanned);
                 false
             }
         }
@@ -538,10 +563,11 @@ impl Scanner {
         if self.scanned >= before {
             return;
         }
-        if let Some(i) = memchr::memchr(b'\n', &self.buf[before..]) {
+        if let Some(i) = memchr::memchr(b'\n', &self.buf.bytes()[before..]) {
             let end = before + i;
             if end - self.scanned > MAX_RECORD {
-                self.buf.drain(self.scanned..end);
+                let scanned = self.scanned;
+                self.buf.edit().drain(scanned..end);
                 self.cur.overlong.push(self.line);
             }
         }
@@ -551,8 +577,10 @@ impl Scanner {
     /// an empty placeholder line.
     fn check_last_line(&mut self) {
         if self.buf.len() - self.scanned > MAX_RECORD {
-            self.buf.truncate(self.scanned);
-            self.buf.push(b'\n');
+            let scanned = self.scanned;
+            let buf = self.buf.edit();
+            buf.truncate(scanned);
+            buf.push(b'\n');
             self.cur.overlong.push(self.line);
         }
     }
@@ -560,7 +588,8 @@ impl Scanner {
     /// The incomplete line at `scanned`, if longer than [`MAX_RECORD`] already, is skipped.
     fn check_partial_line(&mut self) {
         if self.buf.len() - self.scanned > MAX_RECORD {
-            self.buf.truncate(self.scanned);
+            let scanned = self.scanned;
+            self.buf.edit().truncate(scanned);
             self.cur.overlong.push(self.line);
             self.skipping = true;
         }
@@ -587,7 +616,7 @@ impl Scanner {
 
     /// Scans the complete lines of `buf[scanned..end]` for begin and end records.
     fn scan(&mut self, end: usize) {
-        let region = &self.buf[self.scanned..end];
+        let region = &self.buf.bytes()[self.scanned..end];
         let base = self.scanned;
         let mut starts: Vec<usize> = Vec::new();
         let line_start = |p: usize| memchr::memrchr(b'\n', &region[..p]).map_or(0, |i| i + 1);
@@ -599,10 +628,11 @@ impl Scanner {
         starts.dedup();
         for start in starts {
             let ls = base + start;
-            self.line += bytecount::count(&self.buf[self.scanned..ls], b'\n') as u64;
+            let buf = self.buf.bytes();
+            self.line += bytecount::count(&buf[self.scanned..ls], b'\n') as u64;
             self.scanned = ls;
-            let le = memchr::memchr(b'\n', &self.buf[ls..end]).map_or(end, |i| ls + i);
-            match header(&self.buf[ls..le]) {
+            let le = memchr::memchr(b'\n', &buf[ls..end]).map_or(end, |i| ls + i);
+            match header(&buf[ls..le]) {
                 Some(Header::Begin(test)) => {
                     let line = self.line;
                     self.close(ls, Some(line), None);
@@ -619,7 +649,7 @@ impl Scanner {
                 Some(Header::End(_)) | None => {}
             }
         }
-        self.line += bytecount::count(&self.buf[self.scanned..end], b'\n') as u64;
+        self.line += bytecount::count(&self.buf.bytes()[self.scanned..end], b'\n') as u64;
         self.scanned = end;
     }
 }
@@ -742,13 +772,38 @@ mod tests {
         Scanner::from_reader(Path::new("t.jsonl"), reader, Arc::default(), keep)
     }
 
+    /// The scanner of a file holding `text`, mapped through windows of `window` bytes.
+    fn mapped_scanner(text: &[u8], keep: Keep, window: usize) -> (Scanner, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, text).unwrap();
+        let s = Scanner::open_windowed(&path, keep, window).unwrap();
+        assert!(matches!(s.buf, Buffer::Mapped(_)), "a plain file is mapped");
+        (s, dir)
+    }
+
     /// A segment put back together from its pieces: its info, its bytes (`None`: dropped) and
-    /// its overlong lines.
+    /// its overlong lines. The same whether the file is read or mapped (through small windows,
+    /// so that segments and lines straddle them, and through large ones).
     fn segments(text: &[u8], keep: Keep) -> Vec<(Segment, Option<Vec<u8>>, Vec<u64>)> {
+        let read = rejoin(scanner(text, keep.clone()));
+        for window in [4096, WINDOW] {
+            let (mapped, _dir) = mapped_scanner(text, keep.clone(), window);
+            assert_eq!(
+                format!("{:?}", rejoin(mapped)),
+                format!("{read:?}"),
+                "a file mapped through windows of {window} bytes scans as when read"
+            );
+        }
+        read
+    }
+
+    /// The segments of a scan put back together from their pieces.
+    fn rejoin(pieces: impl Iterator<Item = Piece>) -> Vec<(Segment, Option<Vec<u8>>, Vec<u64>)> {
         let mut out = Vec::new();
         let (mut bytes, mut overlong): (Option<Vec<u8>>, Vec<u64>) = (None, Vec::new());
         let mut ordinal = None;
-        for piece in scanner(text, keep) {
+        for piece in pieces {
             if ordinal != Some(piece.ordinal) {
                 assert!(bytes.is_none(), "a segment ended without its last piece");
                 ordinal = Some(piece.ordinal);
@@ -894,7 +949,7 @@ mod tests {
         );
         let joined: Vec<u8> = pieces
             .iter()
-            .flat_map(|p| p.bytes.clone().unwrap())
+            .flat_map(|p| p.bytes.as_deref().unwrap().to_vec())
             .collect();
         assert_eq!(joined, text.as_bytes());
         // Each piece starts at the line its first_line says.

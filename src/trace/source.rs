@@ -1,0 +1,304 @@
+//! The bytes the engine's scanner looks at: a buffer a reader fills (a compressed file), or
+//! windows of a plain file mapped into memory. Mapping spares the scanner the kernel's copy of
+//! every byte into its buffer, and each piece its copy out of it: the scanner thread did both,
+//! for every byte, in both passes of `paf rank` (docs/performance.md, "Sixth round").
+//!
+//! A window maps a few megabytes of the file; a piece holds the window its bytes are in, so a
+//! window is unmapped when the scanner has moved past it and its last piece is dropped. Resident
+//! memory is then a few windows, whatever the size of the file.
+//!
+//! The price of mapping: if another process truncates the file while paf reads it, reading the
+//! lost pages kills paf with SIGBUS instead of ending the file with a problem (docs/robustness.md
+//! says so; ripgrep, which maps files too, has the same limit).
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Read};
+use std::ops::{Deref, Range};
+use std::os::unix::fs::FileExt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use memmap2::{Mmap, MmapOptions};
+
+/// Bytes of the file one window maps, at least: small enough that the windows alive at once
+/// (the scanner's and those of the pieces in flight) stay a few tens of megabytes, large enough
+/// that mapping costs little (an Ant-scale file takes some 400 windows).
+pub(super) const WINDOW: usize = 4 << 20;
+
+/// A piece's bytes.
+pub enum Bytes {
+    /// Copied out of the scanner's buffer.
+    Owned(Vec<u8>),
+    /// A range of a window of the mapped file.
+    Mapped(Arc<Mmap>, Range<usize>),
+}
+
+impl Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Owned(bytes) => bytes,
+            Bytes::Mapped(window, range) => &window[range.clone()],
+        }
+    }
+}
+
+impl fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Bytes({})", String::from_utf8_lossy(self))
+    }
+}
+
+/// The scanner's buffer: the file's bytes from some offset up to where it has read.
+pub(super) enum Buffer {
+    Read {
+        reader: Box<dyn Read + Send>,
+        buf: Vec<u8>,
+    },
+    Mapped(Mapped),
+}
+
+/// A buffer that is a range of a mapped window.
+pub(super) struct Mapped {
+    file: Arc<File>,
+    /// The file's length when it was opened: what is read of it.
+    len: u64,
+    window: Arc<Mmap>,
+    /// Where `window` starts in the file.
+    offset: u64,
+    /// The buffer is `window[start..end]`.
+    start: usize,
+    end: usize,
+    /// Bytes a new window maps, at least.
+    window_bytes: usize,
+    read: Arc<AtomicU64>,
+}
+
+impl Buffer {
+    pub(super) fn reader(reader: Box<dyn Read + Send>) -> Buffer {
+        Buffer::Read {
+            reader,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Reads `file` through windows of at least `window_bytes` mapped into memory, counting the
+    /// bytes read in `read`. An error if it cannot be mapped; the caller then reads it.
+    pub(super) fn mapped(
+        file: File,
+        read: Arc<AtomicU64>,
+        window_bytes: usize,
+    ) -> io::Result<Buffer> {
+        let len = file.metadata()?.len();
+        let window = map(&file, 0, window_bytes.min(len_usize(len)))?;
+        Ok(Buffer::Mapped(Mapped {
+            file: Arc::new(file),
+            len,
+            window: Arc::new(window),
+            offset: 0,
+            start: 0,
+            end: 0,
+            window_bytes,
+            read,
+        }))
+    }
+
+    pub(super) fn bytes(&self) -> &[u8] {
+        match self {
+            Buffer::Read { buf, .. } => buf,
+            Buffer::Mapped(m) => &m.window[m.start..m.end],
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.bytes().len()
+    }
+
+    /// Forgets the first `n` bytes.
+    pub(super) fn consume(&mut self, n: usize) {
+        match self {
+            Buffer::Read { buf, .. } => {
+                buf.drain(..n);
+            }
+            Buffer::Mapped(m) => m.start += n,
+        }
+    }
+
+    /// Adds up to `chunk` bytes to the end: whether the file ended (fewer came).
+    pub(super) fn fill(&mut self, chunk: usize) -> io::Result<bool> {
+        match self {
+            Buffer::Read { reader, buf } => loop {
+                match reader.take(chunk as u64).read_to_end(buf) {
+                    Ok(n) => return Ok(n < chunk),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            },
+            Buffer::Mapped(m) => m.fill(chunk),
+        }
+    }
+
+    /// The bytes at `range` of the buffer, for a piece.
+    pub(super) fn piece(&self, range: Range<usize>) -> Bytes {
+        match self {
+            Buffer::Read { buf, .. } => Bytes::Owned(buf[range].to_vec()),
+            Buffer::Mapped(m) => Bytes::Mapped(
+                Arc::clone(&m.window),
+                m.start + range.start..m.start + range.end,
+            ),
+        }
+    }
+
+    /// The buffer as a vector to edit (for an overlong line, which is rare): a mapped buffer is
+    /// copied, and the rest of the file is read rather than mapped from then on.
+    pub(super) fn edit(&mut self) -> &mut Vec<u8> {
+        if let Buffer::Mapped(m) = self {
+            let reader = FileAt {
+                file: Arc::clone(&m.file),
+                at: m.offset + m.end as u64,
+                len: m.len,
+                read: Arc::clone(&m.read),
+            };
+            *self = Buffer::Read {
+                buf: m.window[m.start..m.end].to_vec(),
+                reader: Box::new(reader),
+            };
+        }
+        match self {
+            Buffer::Read { buf, .. } => buf,
+            Buffer::Mapped(_) => unreachable!("a mapped buffer was just made a read one"),
+        }
+    }
+}
+
+impl Mapped {
+    fn fill(&mut self, chunk: usize) -> io::Result<bool> {
+        let at = self.offset + self.end as u64;
+        let n = chunk.min(len_usize(self.len.saturating_sub(at)));
+        if self.end + n > self.window.len() {
+            self.remap(n)?;
+        }
+        self.end += n;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n < chunk)
+    }
+
+    /// Maps a new window from the start of the buffer, with room for `more` bytes after it.
+    fn remap(&mut self, more: usize) -> io::Result<()> {
+        let from = self.offset + self.start as u64;
+        let held = self.end - self.start;
+        let len = (held + more)
+            .max(self.window_bytes)
+            .min(len_usize(self.len - from));
+        self.window = Arc::new(map(&self.file, from, len)?);
+        self.offset = from;
+        self.start = 0;
+        self.end = held;
+        Ok(())
+    }
+}
+
+/// Maps `len` bytes of `file` from `offset` (memmap2 aligns the offset to a page itself).
+fn map(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
+    // SAFETY: paf only reads the mapping. Another process may change the file meanwhile; the
+    // bytes read are then whatever the file holds, which every later check treats as untrusted
+    // input, and a truncation raises SIGBUS (the module's doc says so).
+    unsafe {
+        MmapOptions::new()
+            .offset(offset)
+            .len(len)
+            .populate()
+            .map(file)
+    }
+}
+
+/// A file length as a `usize` (paf runs on 64-bit targets, where it is exact).
+fn len_usize(len: u64) -> usize {
+    usize::try_from(len).unwrap_or(usize::MAX)
+}
+
+/// Reads a file from an offset up to a length, counting the bytes read.
+struct FileAt {
+    file: Arc<File>,
+    at: u64,
+    len: u64,
+    read: Arc<AtomicU64>,
+}
+
+impl Read for FileAt {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let left = len_usize(self.len.saturating_sub(self.at));
+        let want = buf.len().min(left);
+        let n = self.file.read_at(&mut buf[..want], self.at)?;
+        self.at += n as u64;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bytes a buffer yields for a file when filled `chunk` bytes at a time, consuming
+    /// `keep`-less prefixes as the scanner does, with windows of `window` bytes; every `edit`
+    /// step turns it into a read buffer.
+    fn drain_all(text: &[u8], chunk: usize, window: usize, edit_at: Option<usize>) -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t");
+        std::fs::write(&path, text).unwrap();
+        let read = Arc::new(AtomicU64::new(0));
+        let mut buffer =
+            Buffer::mapped(File::open(&path).unwrap(), Arc::clone(&read), window).unwrap();
+        let mut out = Vec::new();
+        let mut pieces = Vec::new();
+        let mut step = 0;
+        loop {
+            if edit_at == Some(step) {
+                buffer.edit();
+            }
+            step += 1;
+            let eof = buffer.fill(chunk).unwrap();
+            // Hand on all but the last 3 bytes, as a scanner keeping a partial line would.
+            let keep = if eof { 0 } else { buffer.len().min(3) };
+            let n = buffer.len() - keep;
+            pieces.push(buffer.piece(0..n));
+            buffer.consume(n);
+            if eof {
+                break;
+            }
+        }
+        // Pieces outlive the windows the buffer has moved past.
+        for piece in &pieces {
+            out.extend_from_slice(piece);
+        }
+        assert_eq!(read.load(Ordering::Relaxed), text.len() as u64);
+        out
+    }
+
+    #[test]
+    fn every_byte_comes_once_in_order_for_any_chunk_and_window() {
+        let text: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
+        for (chunk, window) in [(1000, 4096), (4096, 4096), (7000, 5000), (100_000, 4096)] {
+            assert_eq!(
+                drain_all(&text, chunk, window, None),
+                text,
+                "{chunk} {window}"
+            );
+            for edit_at in [0, 1, 5] {
+                assert_eq!(
+                    drain_all(&text, chunk, window, Some(edit_at)),
+                    text,
+                    "{chunk} {window} edit at {edit_at}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_file_ends_at_once() {
+        assert_eq!(drain_all(b"", 1000, 4096, None), b"");
+    }
+}

@@ -26,9 +26,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{channel, sync_channel};
 
-use super::model::{ExceptionInfo, Outcome};
 use memchr::memmem;
 
+use super::model::{ExceptionInfo, Outcome};
 use super::problem::Problem;
 use super::raw::{Kind, Record};
 pub use super::source::Bytes;

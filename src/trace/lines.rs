@@ -213,10 +213,7 @@ pub fn read_small(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>, Problem>
 pub fn open_decoded(path: &Path) -> Result<(Box<dyn Read + Send>, Arc<AtomicU64>), Problem> {
     let file = open_regular(path)?;
     let read = Arc::new(AtomicU64::new(0));
-    let file = Counting {
-        inner: file,
-        read: Arc::clone(&read),
-    };
+    let file = Counting::new(file, Arc::clone(&read));
     let inner: Box<dyn Read + Send> = match extension(path) {
         Some("gz") => Box::new(ReadAhead::new(Box::new(flate2::read::MultiGzDecoder::new(
             file,
@@ -230,6 +227,7 @@ pub fn open_decoded(path: &Path) -> Result<(Box<dyn Read + Send>, Arc<AtomicU64>
     Ok((inner, read))
 }
 
+/// The extension of `path`'s name, if it is UTF-8.
 fn extension(path: &Path) -> Option<&str> {
     path.extension().and_then(|e| e.to_str())
 }

@@ -21,6 +21,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use memmap2::{Mmap, MmapOptions};
 
+use super::lines::Counting;
+
 /// Bytes of the file one window maps, at least: small enough that the windows alive at once
 /// (the scanner's and those of the pieces in flight) stay a few tens of megabytes, large enough
 /// that mapping costs little (an Ant-scale file takes some 400 windows).
@@ -159,8 +161,8 @@ impl Buffer {
                 file: Arc::clone(&m.file),
                 at: m.offset + m.end as u64,
                 len: m.len,
-                read: Arc::clone(&m.read),
             };
+            let reader = Counting::new(reader, Arc::clone(&m.read));
             *self = Buffer::Read {
                 buf: m.window[m.start..m.end].to_vec(),
                 reader: Box::new(reader),
@@ -219,12 +221,11 @@ fn len_usize(len: u64) -> usize {
     usize::try_from(len).unwrap_or(usize::MAX)
 }
 
-/// Reads a file from an offset up to a length, counting the bytes read.
+/// Reads a file from an offset up to a length.
 struct FileAt {
     file: Arc<File>,
     at: u64,
     len: u64,
-    read: Arc<AtomicU64>,
 }
 
 impl Read for FileAt {
@@ -233,7 +234,6 @@ impl Read for FileAt {
         let want = buf.len().min(left);
         let n = self.file.read_at(&mut buf[..want], self.at)?;
         self.at += n as u64;
-        self.read.fetch_add(n as u64, Ordering::Relaxed);
         Ok(n)
     }
 }

@@ -100,6 +100,24 @@ if len(paf) != 1 or not supervisor or norm(paf[0]) != norm(supervisor[0]):
 print("ok: paf started worker 0 with the supervisor's command line")
 PY
 same_counts "$OUT/robustness-paf.log" "$OUT/robustness-paf"
+# paf killed (a CI job's time-out) while the supervisor's own worker runs the test that never ends:
+# the supervisor gets SIGTERM when paf exits and kills its worker; nothing writes the bundle
+# (docs/robustness.md, "Signals"). The JVMs are found by the staging directory in their command
+# lines, which a zombie's empty one cannot match. Waits poll, bounded generously.
+rm -rf "$OUT/killed"
+"$PAF" trace java --quiet --timeout 600 --classpath "$OUT/classes/robustness" --include org.robust --tests RobustTest \
+  -o "$OUT/killed" 2> "$OUT/killed.log" &
+pid=$!
+jvms() { pgrep -f "[.]killed[.]paf-new-$pid" | tr '\n' ' '; }
+for _ in $(seq 1200); do pgrep -f "[.]killed[.]paf-new-$pid.*part=1" > /dev/null && break; sleep 0.1; done
+pgrep -f "[.]killed[.]paf-new-$pid.*part=1" > /dev/null || { echo "FAIL: the supervisor's worker 1 never started"; cat "$OUT/killed.log"; kill $pid; exit 1; }
+before="$(jvms)"
+kill -TERM $pid
+wait $pid && { echo "FAIL: paf killed with SIGTERM exited 0"; exit 1; }
+for _ in $(seq 600); do [ -z "$(jvms)" ] && break; sleep 0.1; done
+[ -z "$(jvms)" ] || { echo "FAIL: JVMs outlived paf: $(jvms)"; kill -9 $(jvms); exit 1; }
+[ ! -e "$OUT/killed" ] || { echo "FAIL: the JVMs of a killed paf wrote its bundle"; exit 1; }
+echo "ok: paf killed while worker 1 ran: its JVMs ($before) ended with it, no bundle written"
 
 echo "== cases (the hand-worked corpus, testdata/java/cases/README.md)"
 compile cases

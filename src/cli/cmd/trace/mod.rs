@@ -150,6 +150,33 @@ pub struct JavaArgs {
 
 const DEBIAN: &str = "/usr/share/java";
 
+/// Makes the process `cmd` starts get SIGTERM when paf exits, however it exits: a CI job that
+/// times out kills paf, and its JVMs must not live on. Before this, a supervisor whose paf was
+/// killed took worker 0's end for a JVM death, started another worker, traced the rest of the
+/// suite and wrote the bundle, seconds after paf had exited 143 (docs/robustness.md, "Signals").
+/// The supervisor's JVM then kills its own worker (`Supervisor.java`, its shutdown hook).
+///
+/// Linux's parent-death signal (`PR_SET_PDEATHSIG`) is sent when the thread that started the
+/// child ends: every caller starts its children on paf's main thread, which ends only with paf.
+pub(super) fn dies_with_paf(cmd: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    let paf = libc::pid_t::try_from(std::process::id()).unwrap_or(0);
+    // SAFETY: between fork and exec the closure makes only async-signal-safe calls (prctl,
+    // getppid, kill) and allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // paf exited before the signal was asked for: no one will send it
+            if libc::getppid() != paf {
+                libc::kill(libc::getpid(), libc::SIGTERM);
+            }
+            Ok(())
+        })
+    }
+}
+
 /// A class path from a flag, else an environment variable, else a default.
 fn classpath(flag: Option<&String>, var: &str, default: impl FnOnce() -> String) -> String {
     flag.cloned()
@@ -207,6 +234,7 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
     refuse_inputs(out, entries(job.sourcepath.as_deref()))?;
     let staging = sibling(out, "new")?;
     let _ = std::fs::remove_dir_all(&staging);
+    sweep_staging(&staging);
     let compression = a.compression();
     let tail = follow_tests(&staging, compression);
     let supervised = match supervise(&a, &job, &tracer, &java, &deps, &staging) {
@@ -393,6 +421,37 @@ fn sibling(out: &Path, what: &str) -> Result<PathBuf, CliError> {
     )))
 }
 
+/// Removes the staging directories of earlier runs on the same output whose paf no longer runs
+/// (`staging`: this run's): a paf that was killed leaves its own behind, since a signal leaves it
+/// no time to clean up (docs/robustness.md, "Signals"). A directory of a paf that still runs is
+/// left alone, and so is a bundle moved aside (`-old-`), which may be the only copy of one.
+fn sweep_staging(staging: &Path) {
+    let (Some(dir), Some(name)) = (staging.parent(), staging.file_name()) else {
+        return;
+    };
+    let name = name.to_string_lossy();
+    let Some(prefix) = name.strip_suffix(&std::process::id().to_string()) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let pid = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.strip_prefix(prefix))
+            .and_then(|pid| pid.parse::<libc::pid_t>().ok());
+        // SAFETY: signal 0 sends nothing; it only asks whether the process exists.
+        if let Some(pid) = pid.filter(|&p| p > 0)
+            && unsafe { libc::kill(pid, 0) } != 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// Moves the finished bundle to `out`, replacing an older bundle there: exchanged with it in one
 /// step (`renameat2(RENAME_EXCHANGE)`), so that a reader never finds no bundle or half of one
 /// at `out`; on a file system without the exchange, the older bundle is moved aside first.
@@ -541,7 +600,7 @@ fn supervise(
             java.to_string_lossy()
         ))
     };
-    let supervisor = match cmd.spawn() {
+    let supervisor = match dies_with_paf(&mut cmd).spawn() {
         Ok(child) => child,
         Err(e) => {
             if let Some(w) = attached {
@@ -829,6 +888,32 @@ pub fn merge(a: MergeArgs) -> Result<u8, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_killed_pafs_staging_directory_is_swept_and_a_running_ones_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("bundle");
+        // a pid no process has: a child's, once it has exited and been reaped
+        let mut child = Command::new("true").spawn().unwrap();
+        let gone = child.id();
+        child.wait().unwrap();
+        let staging = sibling(&out, "new").unwrap();
+        let killed = dir.path().join(format!(".bundle.paf-new-{gone}"));
+        let running = dir.path().join(".bundle.paf-new-1"); // init, which always runs
+        let aside = dir.path().join(format!(".bundle.paf-old-{gone}"));
+        let other = dir.path().join(format!(".other.paf-new-{gone}"));
+        for d in [&killed, &running, &aside, &other] {
+            std::fs::create_dir_all(d.join(".work")).unwrap();
+        }
+        sweep_staging(&staging);
+        assert!(
+            !killed.exists(),
+            "the staging directory of a paf that is gone is removed"
+        );
+        assert!(running.exists(), "a running paf's is kept");
+        assert!(aside.exists(), "a bundle moved aside is kept");
+        assert!(other.exists(), "another output's is kept");
+    }
 
     #[test]
     fn the_static_analysis_line_gives_its_duas() {

@@ -255,7 +255,7 @@ pub fn maven(dir: &Path, how: &Maven<'_>) -> Result<Found, CliError> {
     if how.verbose {
         output::note(format!("paf trace: {cmd:?}"));
     }
-    let run = cmd.output().map_err(|e| {
+    let run = super::dies_with_paf(&mut cmd).output().map_err(|e| {
         CliError::Usage(format!(
             "--maven: cannot run {}: {e} (is Maven installed? --mvn names it)",
             how.mvn.display()
@@ -403,7 +403,7 @@ pub fn randoop(
     if verbose {
         output::note(format!("paf trace: {cmd:?}"));
     }
-    let run = cmd.output().map_err(|e| {
+    let run = super::dies_with_paf(&mut cmd).output().map_err(|e| {
         CliError::Usage(format!(
             "--randoop: cannot run {}: {e} (is a JDK installed? --javac names it)",
             javac.display()

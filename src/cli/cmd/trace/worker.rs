@@ -54,7 +54,7 @@ impl Attached {
         if a.verbose {
             output::note(format!("paf trace: {cmd:?}"));
         }
-        let child = cmd.spawn().ok()?;
+        let child = super::dies_with_paf(&mut cmd).spawn().ok()?;
         Some(Attached {
             pid: child.id(),
             child: Arc::new(Mutex::new(child)),

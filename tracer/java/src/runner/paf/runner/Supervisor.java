@@ -88,6 +88,28 @@ public final class Supervisor {
         System.exit(2);
     }
 
+    /** The worker this JVM started and runs now; null between workers. Guarded by {@link #WORKERS}. */
+    private static Process running;
+    /** This JVM is shutting down: no worker starts from then on. Guarded by {@link #WORKERS}. */
+    private static boolean stopping;
+    private static final Object WORKERS = new Object();
+
+    /**
+     * At SIGTERM, which paf makes the kernel send this JVM when paf exits however it exits (its
+     * {@code dies_with_paf}), the worker dies with it: without this hook, the worker ran on,
+     * and this JVM took worker 0's end for a death and started the next (docs/robustness.md,
+     * "Signals"). A normal exit finds no worker running.
+     */
+    static void killWorkersAtShutdown() {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            synchronized (WORKERS) {
+                stopping = true;
+                if (running != null) running.destroyForcibly();
+            }
+            stopAttached();
+        }, "paf-stop-workers"));
+    }
+
     /** Kills worker 0 when paf started it and it still runs (this JVM is about to exit). */
     static void stopAttached() {
         if (attachedRunning) ProcessHandle.of(attached).ifPresent(ProcessHandle::destroyForcibly);
@@ -153,6 +175,7 @@ public final class Supervisor {
         if (subject == null) subject = tests;
         File jarDir = new File(Supervisor.class.getProtectionDomain().getCodeSource().getLocation().toURI()).getParentFile();
         String junitCp = checkFlags();
+        killWorkersAtShutdown();
         File bundle = new File(out);
         boolean created = !bundle.exists();
         bundle.mkdirs();
@@ -431,7 +454,12 @@ public final class Supervisor {
             ProcessBuilder pb = new ProcessBuilder(cmd);
             pb.redirectError(ProcessBuilder.Redirect.PIPE);
             pb.redirectInput(ProcessBuilder.Redirect.PIPE);
-            Process p = pb.start();
+            Process p;
+            synchronized (WORKERS) {
+                if (stopping) throw new InterruptedException("shutting down");
+                p = pb.start();
+                running = p;
+            }
             p.getOutputStream().close();
             Thread reader = new Thread(() -> read(p.getInputStream()));
             Thread errors = new Thread(() -> {
@@ -458,6 +486,9 @@ public final class Supervisor {
                 }
             }
             exitCode = p.waitFor();
+            synchronized (WORKERS) {
+                running = null;
+            }
             reader.join(5000);
             errors.join(5000);
             if (exitCode != 0) finished = false;

@@ -166,6 +166,14 @@ expect() {
   echo "ok: exit $got: $(grep -e "$pat" "$OUT/expect.err")"
 }
 MOT=(--classpath "$OUT/classes/motivating" --tests org.example.ProjectEntryTest)
+# a class path entry that is not a jar: the JVM skips it and so does the static analysis, saying
+# so (before, the analysis failed and paf reported an internal error after writing the bundle)
+printf 'not a zip file\n' > "$OUT/corrupt.jar"
+LINES=2 expect 0 "corrupt.jar: not a jar that can be read" "$PAF" trace java --quiet \
+  --classpath "$OUT/classes/motivating:$OUT/corrupt.jar" --tests org.example.ProjectEntryTest --include org.example \
+  --sourcepath "$TD/motivating/src" -o "$OUT/corrupt"
+"$PAF" rank "$OUT/corrupt" --format json > "$OUT/corrupt.rank.json"
+$CHECK motivating "$OUT/corrupt.rank.json" static
 : > "$OUT/a-file"
 expect 2 "--include org.exampel" "$PAF" trace java "${MOT[@]}" --include org.exampel -o "$OUT/u1"
 expect 2 "--classpath" "$PAF" trace java --classpath "$OUT/no-such-dir" --include org.example --tests org.example.ProjectEntryTest -o "$OUT/u2"

@@ -590,6 +590,13 @@ public final class StaticDuas {
                     if (n.endsWith(".class") && !n.endsWith("module-info.class") && !n.startsWith("META-INF/"))
                         out.add(n.substring(0, n.length() - 6));
                 }
+            } catch (IOException | RuntimeException x) {
+                // The JVM's class loader skips a class path entry it cannot open, and the tests ran
+                // without it: so does the analysis, saying so (before, it failed, and paf reported
+                // an internal error once the bundle was written).
+                System.err.println("paf trace: " + e + ": not a jar that can be read (" + x.getMessage()
+                        + "); the static analysis leaves it out, as the JVM did");
+                out.clear();
             }
         }
         return out;

@@ -244,6 +244,64 @@ fn a_timeout_kills_the_whole_process_group() {
     }
 }
 
+/// Waits until `done` holds, polling, with a margin no run of the test comes near (the processes
+/// waited for sleep 600 s): nothing depends on how fast the machine is.
+fn eventually(done: impl Fn() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    while !done() && start.elapsed() < std::time::Duration::from_secs(120) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    done()
+}
+
+/// A run's process group is not paf's, so a terminal's Ctrl-C does not reach it: paf kills it
+/// when told to stop (SIGINT here; SIGTERM and SIGHUP alike), then ends as the signal would
+/// have ended it. Before, the hanging test and its child ran on (docs/robustness.md, "Signals").
+#[test]
+fn a_stopped_od_kills_the_runs_under_way() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let shared = tempfile::tempdir().unwrap();
+    let tests = dir.path().join("tests.txt");
+    std::fs::write(&tests, "Proc.testHang\n").unwrap();
+    let runner = example("misbehaving").join("run");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_paf"))
+        .args(["od", "detect", "--runner", runner.to_str().unwrap()])
+        .args([
+            "--tests",
+            tests.to_str().unwrap(),
+            "--timeout",
+            "10m",
+            "--no-progress",
+        ])
+        .arg("-o")
+        .arg(dir.path().join("od.json"))
+        .env("OD_EXAMPLE_SHARED", shared.path())
+        .current_dir(root())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let children = || std::fs::read_to_string(shared.path().join("children")).unwrap_or_default();
+    let started = eventually(|| !children().is_empty());
+    if !started {
+        let _ = child.kill();
+    }
+    assert!(started, "the hanging test never started its child");
+    // SAFETY: kill(2) on the child we started, which has not been reaped.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGINT), "{status:?}");
+    for pid in children().lines().map(|l| l.parse::<u32>().unwrap()) {
+        assert!(
+            eventually(|| dead(pid)),
+            "the run's child {pid} outlived paf"
+        );
+    }
+}
+
 /// The budget runs out during the default order, whatever the machine's speed: its `testSlow`
 /// sleeps two seconds and the budget is one. So exactly nothing else runs.
 #[test]

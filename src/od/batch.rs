@@ -173,6 +173,7 @@ fn wait(
     stop: Option<Instant>,
 ) -> Exit {
     let pgid = child.id() as i32;
+    let _listed = runner::Group::list(pgid);
     let mut last = Instant::now();
     let mut size = 0;
     let mut pause = Duration::from_millis(2);

@@ -9,7 +9,7 @@ use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Mutex, Once, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use quick_xml::events::{BytesStart, Event};
@@ -155,6 +155,7 @@ fn execute(
         Err(e) => return not_started(ids.len(), e.to_string()),
     };
     let pgid = child.id() as i32;
+    let _listed = Group::list(pgid);
     let start = Instant::now();
     let mut pause = Duration::from_millis(2);
     let exit = loop {
@@ -278,6 +279,60 @@ pub(super) fn exit_of(status: ExitStatus) -> Exit {
         (None, Some(s)) => Exit::Signal(s),
         (None, None) => Exit::Code(-1),
     }
+}
+
+/// The process groups of the runs under way. A run's group is not paf's, so a terminal's Ctrl-C
+/// does not reach it: paf kills the groups when it is told to stop (SIGINT, SIGTERM, SIGHUP).
+/// Before, a stopped `paf od` left its runs going, a hanging test for ever (docs/robustness.md,
+/// "Signals"). `None` once paf is stopping: a group started then is killed at once.
+static GROUPS: Mutex<Option<Vec<i32>>> = Mutex::new(Some(Vec::new()));
+
+/// A run's process group, listed in [`GROUPS`] while this lives.
+pub(super) struct Group(i32);
+
+impl Group {
+    /// Lists the group `pgid` of a run just started.
+    pub(super) fn list(pgid: i32) -> Group {
+        stop_on_signals();
+        let mut groups = GROUPS.lock().unwrap_or_else(PoisonError::into_inner);
+        match groups.as_mut() {
+            Some(g) => g.push(pgid),
+            None => kill_group(pgid),
+        }
+        Group(pgid)
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if let Some(g) = GROUPS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+        {
+            g.retain(|&p| p != self.0);
+        }
+    }
+}
+
+/// Once per process: a thread that, at SIGINT, SIGTERM or SIGHUP, kills every listed group,
+/// then ends paf as the signal would have (its default action: the shell sees the signal).
+fn stop_on_signals() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return;
+        };
+        std::thread::spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                let groups = GROUPS.lock().unwrap_or_else(PoisonError::into_inner).take();
+                groups.into_iter().flatten().for_each(kill_group);
+                let _ = signal_hook::low_level::emulate_default_handler(signal);
+                std::process::exit(128 + signal);
+            }
+        });
+    });
 }
 
 pub(super) fn kill_group(pgid: i32) {

@@ -262,6 +262,7 @@ fn a_stopped_od_kills_the_runs_under_way() {
     use std::os::unix::process::ExitStatusExt;
     let dir = tempfile::tempdir().unwrap();
     let shared = tempfile::tempdir().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
     let tests = dir.path().join("tests.txt");
     std::fs::write(&tests, "Proc.testHang\n").unwrap();
     let runner = example("misbehaving").join("run");
@@ -277,6 +278,7 @@ fn a_stopped_od_kills_the_runs_under_way() {
         .arg("-o")
         .arg(dir.path().join("od.json"))
         .env("OD_EXAMPLE_SHARED", shared.path())
+        .env("TMPDIR", scratch.path())
         .current_dir(root())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -300,6 +302,11 @@ fn a_stopped_od_kills_the_runs_under_way() {
             "the run's child {pid} outlived paf"
         );
     }
+    let left: Vec<_> = std::fs::read_dir(scratch.path()).unwrap().collect();
+    assert!(
+        left.is_empty(),
+        "the runs' scratch directory is removed: {left:?}"
+    );
 }
 
 /// The budget runs out during the default order, whatever the machine's speed: its `testSlow`

@@ -287,6 +287,18 @@ pub(super) fn exit_of(status: ExitStatus) -> Exit {
 /// "Signals"). `None` once paf is stopping: a group started then is killed at once.
 static GROUPS: Mutex<Option<Vec<i32>>> = Mutex::new(Some(Vec::new()));
 
+/// Scratch directories a signal that stops paf removes, after the groups are killed: paf's own
+/// clean-up does not run then.
+static SCRATCH: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Removes `dir` if a signal stops paf ([`Group`]); paf removes it itself otherwise.
+pub fn remove_when_stopped(dir: &Path) {
+    SCRATCH
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(dir.to_path_buf());
+}
+
 /// A run's process group, listed in [`GROUPS`] while this lives.
 pub(super) struct Group(i32);
 
@@ -328,6 +340,13 @@ fn stop_on_signals() {
             if let Some(signal) = signals.forever().next() {
                 let groups = GROUPS.lock().unwrap_or_else(PoisonError::into_inner).take();
                 groups.into_iter().flatten().for_each(kill_group);
+                for dir in SCRATCH
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .iter()
+                {
+                    let _ = fs::remove_dir_all(dir);
+                }
                 let _ = signal_hook::low_level::emulate_default_handler(signal);
                 std::process::exit(128 + signal);
             }

@@ -460,11 +460,14 @@ fn plan(a: PlanArgs) -> Result<u8, CliError> {
     Ok(exit::OK)
 }
 
+/// The runs' scratch directory, removed when paf is done, and also when a signal stops it.
 fn work_dir() -> Result<tempfile::TempDir, CliError> {
-    tempfile::Builder::new()
+    let dir = tempfile::Builder::new()
         .prefix("paf-od-")
         .tempdir()
-        .map_err(|e| CliError::Internal(format!("cannot create a temporary directory: {e}")))
+        .map_err(|e| CliError::Internal(format!("cannot create a temporary directory: {e}")))?;
+    crate::od::runner::remove_when_stopped(dir.path());
+    Ok(dir)
 }
 
 /// `od detect` (with a shard: its share of the planned schedules) and `od merge` (`journals`:

@@ -110,6 +110,14 @@ public final class Supervisor {
         }, "paf-stop-workers"));
     }
 
+    /** The pid of paf, which started this JVM with worker 0 attached; -1 when this JVM runs alone. */
+    static long pafPid = -1;
+
+    /** Whether paf is gone: this JVM then has another parent, from the moment paf exits. */
+    static boolean pafGone() {
+        return pafPid > 0 && ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L) != pafPid;
+    }
+
     /** Kills worker 0 when paf started it and it still runs (this JVM is about to exit). */
     static void stopAttached() {
         if (attachedRunning) ProcessHandle.of(attached).ifPresent(ProcessHandle::destroyForcibly);
@@ -176,6 +184,7 @@ public final class Supervisor {
         File jarDir = new File(Supervisor.class.getProtectionDomain().getCodeSource().getLocation().toURI()).getParentFile();
         String junitCp = checkFlags();
         killWorkersAtShutdown();
+        if (attached > 0) pafPid = ProcessHandle.current().parent().map(ProcessHandle::pid).orElse(-1L);
         File bundle = new File(out);
         boolean created = !bundle.exists();
         bundle.mkdirs();
@@ -195,6 +204,12 @@ public final class Supervisor {
         while (true) {
             Worker w = new Worker(part == 0 && attached > 0 ? null : workerCommand(part, work, skip, jarDir, junitCp));
             w.run(timeout);
+            if (pafGone()) {
+                // worker 0 ended because paf did (its relay closed): nothing is traced further and
+                // nothing reported; the shutdown hook, which paf's death also starts, kills workers
+                stopAttached();
+                System.exit(143);
+            }
             if (w.usage != null) {
                 if (!keepWork) deleteTree(work);
                 if (created) deleteTree(bundle);
@@ -518,6 +533,10 @@ public final class Supervisor {
                 }
             }
             reader.join(5000);
+            // No exit line: paf's relay ended. A dying paf closes its pipes a moment before it is
+            // gone (and this JVM gets another parent), so wait that moment out before taking the
+            // worker for dead and starting the next.
+            for (int i = 0; i < 100 && attachedExit == null && !pafGone(); i++) Thread.sleep(10);
             attachedRunning = false;
             // no exit line: paf is gone or its relay broke; the worker is treated as dead
             exitCode = attachedExit != null ? attachedExit : 1;

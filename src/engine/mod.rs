@@ -26,6 +26,7 @@ use crate::ranking::coverage::DuaTable;
 use crate::trace::assemble::TestRecord;
 use crate::trace::feed::{Feed, SegmentResults};
 use crate::trace::scan::{self, EndHeader, Keep, Piece, Segment};
+use crate::trace::split::Pieces;
 use crate::trace::{
     Bundle, Dua, EntryValues, LocalSymbols, Outcome, Problem, StatementTable, Symbols, TestIds,
 };
@@ -225,7 +226,17 @@ fn pass_one(
     jobs: Jobs,
     progress: &mut dyn Progress,
 ) -> Result<First, Vec<Problem>> {
-    let scanner = bundle.tests.scan(Keep::Failing).map_err(|p| vec![p])?;
+    // Pass 1 keeps few bytes and its analysis is light: the scan is most of it, so it runs
+    // in halves on two threads when there are two cores for it.
+    let scanner = if jobs.workers() > 0 {
+        bundle.tests.scan_halves(Keep::Failing)
+    } else {
+        bundle
+            .tests
+            .scan(Keep::Failing)
+            .map(|s| Pieces::Whole(Box::new(s)))
+    };
+    let scanner = scanner.map_err(|p| vec![p])?;
     let read = scanner.bytes_read();
     let mut first = First {
         symbols: bundle.tables.symbols.clone(),

@@ -20,6 +20,7 @@ pub mod raw;
 pub mod reader;
 pub mod scan;
 mod source;
+pub mod split;
 pub mod symbols;
 pub mod tail;
 pub mod write;
@@ -86,6 +87,12 @@ impl TestsFile {
     /// Cuts the tests file into segments, keeping the bytes of those `keep` names.
     pub fn scan(&self, keep: scan::Keep) -> Result<scan::Scanner, Problem> {
         scan::Scanner::open(&self.path, keep)
+    }
+
+    /// [`TestsFile::scan`] in two halves on two threads when the file is large and plain
+    /// (`split`): the same pieces, sooner.
+    pub fn scan_halves(&self, keep: scan::Keep) -> Result<split::Pieces, Problem> {
+        split::Pieces::open(&self.path, keep)
     }
 
     /// Streams the tests in file order on the calling thread, interning names into a copy of

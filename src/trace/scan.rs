@@ -220,13 +220,13 @@ fn trim_line_end(mut line: &[u8]) -> &[u8] {
 }
 
 /// What a candidate line turned out to be.
-enum Header {
+pub(super) enum Header {
     Begin(Option<String>),
     End(EndHeader),
 }
 
 /// Parses a candidate line; `None` unless it is a valid `begin` or `end` record.
-fn header(line: &[u8]) -> Option<Header> {
+pub(super) fn header(line: &[u8]) -> Option<Header> {
     let line = trim_line_end(line);
     // The fast parser first, as for every other line (the scanner of each pass parses some
     // 75,000 headers of an Ant-scale bundle: serde was a tenth of pass 1's scan).
@@ -324,6 +324,21 @@ impl Scanner {
         Ok(Scanner::new(path, buf, read, keep))
     }
 
+    /// Scans the bytes `range` of the plain file at `path`, mapped into memory, as if they were
+    /// the whole file (lines, ordinals and test indexes count from the range's start): a half
+    /// of a split scan (`super::split`), which renumbers them. `read` counts the bytes read.
+    pub(super) fn open_range(
+        path: &Path,
+        keep: Keep,
+        range: std::ops::Range<u64>,
+        read: Arc<AtomicU64>,
+    ) -> Result<Scanner, Problem> {
+        let file = super::lines::open_regular(path)?;
+        let buf = Buffer::mapped_range(file, Arc::clone(&read), WINDOW, range)
+            .map_err(|e| Problem::in_file(path, format!("cannot read: {e}")))?;
+        Ok(Scanner::new(path, buf, read, keep))
+    }
+
     /// Scans `reader`; `path` is only used in messages, `read` counts the bytes read.
     pub(crate) fn from_reader(
         path: &Path,
@@ -365,6 +380,16 @@ impl Scanner {
         };
         s.cur.hold = s.start_hold();
         s
+    }
+
+    /// Lines scanned so far (all of them once the scan has ended).
+    pub(super) fn lines_scanned(&self) -> u64 {
+        self.line - 1
+    }
+
+    /// ([`Keep::Failing`]) A failing test was deferred, so every later one is.
+    pub(super) fn deferring(&self) -> bool {
+        self.deferring
     }
 
     /// A handle on the count of bytes read from the file (compressed, if it is).
@@ -434,6 +459,13 @@ impl Scanner {
             fatal,
             deferred: false,
         };
+        // A held segment larger than the hold is dropped here if no step's end caught it: so a
+        // failing test is deferred exactly when it is larger than the hold, however the file's
+        // steps fall (a split scan's second half steps from its own start).
+        if self.cur.hold == Hold::Buffer && at - self.seg_start > HOLD {
+            self.cur.hold = Hold::Drop;
+            self.cur.oversize = true;
+        }
         if self.keep == Keep::Failing && seg.failing() {
             seg.deferred = self.cur.oversize || self.deferring;
             self.deferring |= seg.deferred;
@@ -489,7 +521,7 @@ impl Scanner {
         if self.skipping && !self.skip(before, eof) {
             return;
         }
-        self.check_long_line(before);
+        let before = self.check_long_line(before);
         let end = if eof {
             self.check_last_line();
             self.buf.len()
@@ -558,10 +590,12 @@ impl Scanner {
 
     /// The line at `scanned` began in an earlier step; if it ends in this one and is longer
     /// than [`MAX_RECORD`], it becomes an empty placeholder line. (Lines that begin in this
-    /// step are shorter: a chunk is smaller than the limit.)
-    fn check_long_line(&mut self, before: usize) {
+    /// step are shorter: a chunk is smaller than the limit.) Where this step's bytes start
+    /// now: the placeholder moved them (it used to be left at `before`, past the buffer's end
+    /// when the line ended in the step that took it over the limit: a panic).
+    fn check_long_line(&mut self, before: usize) -> usize {
         if self.scanned >= before {
-            return;
+            return before;
         }
         if let Some(i) = memchr::memchr(b'\n', &self.buf.bytes()[before..]) {
             let end = before + i;
@@ -569,8 +603,10 @@ impl Scanner {
                 let scanned = self.scanned;
                 self.buf.edit().drain(scanned..end);
                 self.cur.overlong.push(self.line);
+                return scanned;
             }
         }
+        before
     }
 
     /// At the end of the file, the last line (without a line end) if it is too long becomes
@@ -688,7 +724,7 @@ const IN_FLIGHT: usize = 2;
 /// Plain threads and bounded channels rather than a work-stealing pool: idle pool threads
 /// spin, which on a two-core machine takes time from the scanner and the consumer.
 pub fn map_pieces<W, R: Send>(
-    scanner: Scanner,
+    scanner: impl Iterator<Item = Piece> + Send,
     workers: usize,
     make: impl Fn() -> W + Sync,
     work: impl Fn(&mut W, Piece) -> Option<R> + Sync,
@@ -1023,6 +1059,38 @@ mod tests {
             .flat_map(|p| p.lines(Path::new("t")).map(|(n, l)| (n, l.is_ok())))
             .collect();
         assert_eq!(lines, [(1, true), (2, false), (3, true)]);
+    }
+
+    /// A line over the limit that ends in the step that takes it over (not later, when it
+    /// would be skipped) becomes a placeholder too, with the lines after it intact, wherever
+    /// it falls against the chunks (it panicked).
+    #[test]
+    fn a_line_just_over_the_limit_is_a_placeholder_wherever_it_ends() {
+        for over in [1, 20, 4096, CHUNK / 2, CHUNK - 30] {
+            let long = format!(
+                "{{\"k\":\"use\",\"x\":\"{}\"}}\n",
+                "x".repeat(MAX_RECORD + over)
+            );
+            let mut text = String::new();
+            for t in 0..3 {
+                text.push_str(&format!("{{\"k\":\"begin\",\"test\":\"t{t}\"}}\n"));
+                text.push_str(&long);
+                text.push_str(&format!(
+                    "{{\"k\":\"end\",\"test\":\"t{t}\",\"outcome\":\"pass\"}}\n"
+                ));
+            }
+            let segs = segments(text.as_bytes(), Keep::All);
+            let seen: Vec<(u64, bool, Vec<u64>)> = segs
+                .iter()
+                .skip(1)
+                .map(|(s, _, o)| (s.first_line, s.finishes(), o.clone()))
+                .collect();
+            assert_eq!(
+                seen,
+                [(1, true, vec![2]), (4, true, vec![5]), (7, true, vec![8])],
+                "a line {over} bytes over the limit"
+            );
+        }
     }
 
     #[test]

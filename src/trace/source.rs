@@ -65,7 +65,8 @@ pub(super) enum Buffer {
 /// A buffer that is a range of a mapped window.
 pub(super) struct Mapped {
     file: Arc<File>,
-    /// The file's length when it was opened: what is read of it.
+    /// Where reading ends: the file's length when it was opened, or the end of the range a
+    /// half of a split scan reads.
     len: u64,
     window: Arc<Mmap>,
     /// Where `window` starts in the file.
@@ -94,12 +95,28 @@ impl Buffer {
         window_bytes: usize,
     ) -> io::Result<Buffer> {
         let len = file.metadata()?.len();
-        let window = map(&file, 0, window_bytes.min(len_usize(len)))?;
+        Buffer::mapped_range(file, read, window_bytes, 0..len)
+    }
+
+    /// [`Buffer::mapped`] over the bytes `range` of `file` only: the buffer starts at
+    /// `range.start` and the file ends, for it, at `range.end` (a half of a split scan).
+    pub(super) fn mapped_range(
+        file: File,
+        read: Arc<AtomicU64>,
+        window_bytes: usize,
+        range: Range<u64>,
+    ) -> io::Result<Buffer> {
+        let len = range.end;
+        let window = map(
+            &file,
+            range.start,
+            window_bytes.min(len_usize(len.saturating_sub(range.start))),
+        )?;
         Ok(Buffer::Mapped(Mapped {
             file: Arc::new(file),
             len,
             window: Arc::new(window),
-            offset: 0,
+            offset: range.start,
             start: 0,
             end: 0,
             window_bytes,
@@ -246,12 +263,24 @@ mod tests {
     /// `keep`-less prefixes as the scanner does, with windows of `window` bytes; every `edit`
     /// step turns it into a read buffer.
     fn drain_all(text: &[u8], chunk: usize, window: usize, edit_at: Option<usize>) -> Vec<u8> {
+        drain_range(text, 0..text.len(), chunk, window, edit_at)
+    }
+
+    /// [`drain_all`] of the bytes `range` of the file only.
+    fn drain_range(
+        text: &[u8],
+        range: Range<usize>,
+        chunk: usize,
+        window: usize,
+        edit_at: Option<usize>,
+    ) -> Vec<u8> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t");
         std::fs::write(&path, text).unwrap();
         let read = Arc::new(AtomicU64::new(0));
-        let mut buffer =
-            Buffer::mapped(File::open(&path).unwrap(), Arc::clone(&read), window).unwrap();
+        let (file, len) = (File::open(&path).unwrap(), range.len());
+        let range = range.start as u64..range.end as u64;
+        let mut buffer = Buffer::mapped_range(file, Arc::clone(&read), window, range).unwrap();
         let mut out = Vec::new();
         let mut pieces = Vec::new();
         let mut step = 0;
@@ -274,7 +303,7 @@ mod tests {
         for piece in &pieces {
             out.extend_from_slice(piece);
         }
-        assert_eq!(read.load(Ordering::Relaxed), text.len() as u64);
+        assert_eq!(read.load(Ordering::Relaxed), len as u64);
         out
     }
 
@@ -293,6 +322,22 @@ mod tests {
                     text,
                     "{chunk} {window} edit at {edit_at}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn a_range_yields_its_bytes_only() {
+        let text: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
+        for range in [0..50_000, 0..20_001, 20_001..50_000, 4096..8192, 7..7] {
+            for (chunk, window) in [(1000, 4096), (100_000, 4096)] {
+                for edit_at in [None, Some(1)] {
+                    assert_eq!(
+                        drain_range(&text, range.clone(), chunk, window, edit_at),
+                        &text[range.clone()],
+                        "{range:?} {chunk} {window} {edit_at:?}"
+                    );
+                }
             }
         }
     }

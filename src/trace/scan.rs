@@ -129,6 +129,9 @@ pub struct Piece {
     pub overlong: Vec<u64>,
     /// Set on the segment's last piece.
     pub end: Option<Segment>,
+    /// (A held segment of a scanner [`Scanner::holding_ranges`]) Where the piece's bytes are
+    /// in the file, not read into `bytes`: its reader (`super::split`) reads them.
+    pub(super) at: Option<std::ops::Range<u64>>,
 }
 
 impl Piece {
@@ -293,6 +296,8 @@ pub struct Scanner {
     deferring: bool,
     ready: VecDeque<Piece>,
     done: bool,
+    /// ([`Scanner::holding_ranges`]) Where the reader's bytes start in the file.
+    ranges: Option<u64>,
     finders: [memmem::Finder<'static>; 2],
 }
 
@@ -373,6 +378,7 @@ impl Scanner {
             deferring: false,
             ready: VecDeque::new(),
             done: false,
+            ranges: None,
             finders: [
                 memmem::Finder::new(b"\"begin\""),
                 memmem::Finder::new(b"\"end\""),
@@ -380,6 +386,15 @@ impl Scanner {
         };
         s.cur.hold = s.start_hold();
         s
+    }
+
+    /// Makes the scanner hand on a held segment ([`Keep::Failing`]) as its range in the file
+    /// instead of a copy of its bytes, while the bytes read are the file's from `base` on (a
+    /// segment after an overlong line's placeholder is copied): the second half of a split
+    /// scan, whose pieces wait, reads them again when they come out (`super::split`).
+    pub(super) fn holding_ranges(mut self, base: u64) -> Scanner {
+        self.ranges = Some(base);
+        self
     }
 
     /// Lines scanned so far (all of them once the scan has ended).
@@ -426,9 +441,19 @@ impl Scanner {
         let bytes = match self.cur.hold {
             Hold::Drop => None,
             Hold::Stream => Some(self.buf.piece(self.seg_start..at)),
+            // A held segment is named by its place in the file, when it is one range of it.
+            Hold::Buffer if self.ranges.is_some() && self.buf.offset(self.seg_start).is_some() => {
+                None
+            }
             // A held segment is copied: such segments are far apart in the file (the failing
             // tests of pass 1), and each one's piece would keep a mapped window alive.
             Hold::Buffer => Some(Bytes::Owned(self.buf.bytes()[self.seg_start..at].to_vec())),
+        };
+        let range = match (self.cur.hold, self.ranges, self.buf.offset(self.seg_start)) {
+            (Hold::Buffer, Some(base), Some(from)) => {
+                Some(base + from..base + from + (at - self.seg_start) as u64)
+            }
+            _ => None,
         };
         // The overlong lines before `at` (whose line is `self.line`) go with this piece.
         let before = self.cur.overlong.partition_point(|&l| l < self.line);
@@ -442,6 +467,7 @@ impl Scanner {
             bytes,
             overlong,
             end,
+            at: range,
         });
         self.seg_start = at;
     }

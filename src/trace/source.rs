@@ -58,6 +58,9 @@ pub(super) enum Buffer {
     Read {
         reader: Box<dyn Read + Send>,
         buf: Vec<u8>,
+        /// Bytes consumed from the front: where `buf` starts in what the reader gave. `None`
+        /// once the buffer was edited, when its bytes are no longer the reader's.
+        consumed: Option<u64>,
     },
     Mapped(Mapped),
 }
@@ -84,6 +87,7 @@ impl Buffer {
         Buffer::Read {
             reader,
             buf: Vec::new(),
+            consumed: Some(0),
         }
     }
 
@@ -138,8 +142,11 @@ impl Buffer {
     /// Forgets the first `n` bytes.
     pub(super) fn consume(&mut self, n: usize) {
         match self {
-            Buffer::Read { buf, .. } => {
+            Buffer::Read { buf, consumed, .. } => {
                 buf.drain(..n);
+                if let Some(c) = consumed {
+                    *c += n as u64;
+                }
             }
             Buffer::Mapped(m) => m.start += n,
         }
@@ -148,7 +155,7 @@ impl Buffer {
     /// Adds up to `chunk` bytes to the end: whether the file ended (fewer came).
     pub(super) fn fill(&mut self, chunk: usize) -> io::Result<bool> {
         match self {
-            Buffer::Read { reader, buf } => loop {
+            Buffer::Read { reader, buf, .. } => loop {
                 match reader.take(chunk as u64).read_to_end(buf) {
                     Ok(n) => return Ok(n < chunk),
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -170,6 +177,15 @@ impl Buffer {
         }
     }
 
+    /// Where byte `at` of the buffer is in what the reader gave: `None` for a mapped buffer
+    /// and for one that was edited (its bytes are then no longer the reader's, in order).
+    pub(super) fn offset(&self, at: usize) -> Option<u64> {
+        match self {
+            Buffer::Read { consumed, .. } => consumed.map(|c| c + at as u64),
+            Buffer::Mapped(_) => None,
+        }
+    }
+
     /// The buffer as a vector to edit (for an overlong line, which is rare): a mapped buffer is
     /// copied, and the rest of the file is read rather than mapped from then on.
     pub(super) fn edit(&mut self) -> &mut Vec<u8> {
@@ -183,10 +199,14 @@ impl Buffer {
             *self = Buffer::Read {
                 buf: m.window[m.start..m.end].to_vec(),
                 reader: Box::new(reader),
+                consumed: None,
             };
         }
         match self {
-            Buffer::Read { buf, .. } => buf,
+            Buffer::Read { buf, consumed, .. } => {
+                *consumed = None;
+                buf
+            }
             Buffer::Mapped(_) => unreachable!("a mapped buffer was just made a read one"),
         }
     }

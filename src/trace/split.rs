@@ -6,7 +6,8 @@
 //! The file is cut at a `begin` record near its middle, so no segment straddles the cut. The
 //! first half is scanned (mapped) on the thread that iterates, the second (read) on a thread
 //! of its own, each as if it were the whole file. The second half's pieces wait, within
-//! [`BUDGET`] bytes, until the first half ends; then what the first half counted shifts them:
+//! [`BUDGET`] bytes, until the first half ends (a failing test's piece as its range in the
+//! file, read again when it comes out); then what the first half counted shifts them:
 //! lines, segment ordinals, test indexes and, in [`Keep::Failing`], whether a failing test was
 //! deferred before them. The pieces that come out are the ones a single scanner gives, field
 //! for field, but that a streamed segment ([`Keep::All`]) may be cut into pieces at other
@@ -28,7 +29,7 @@ use super::lines::Counting;
 use super::problem::Problem;
 #[cfg(test)]
 use super::scan::Segment;
-use super::scan::{Header, Keep, MAX_RECORD, Piece, Scanner, header};
+use super::scan::{Bytes, Header, Keep, MAX_RECORD, Piece, Scanner, header};
 
 /// Files smaller than this are scanned whole: the second thread would not pay for itself.
 pub const SPLIT_MIN: u64 = 64 << 20;
@@ -47,8 +48,9 @@ pub fn split_from(bytes: u64) {
 const SEARCH: u64 = 16 << 20;
 /// Bytes of the second half's pieces that may wait for the first half to end. The second half
 /// stops when they are reached, so memory stays bounded whatever the file holds. The gain needs
-/// them: most of the second half's pieces wait (the failing tests' bytes); with 8 MiB the
-/// split gained nothing, with 24 or 64 MiB the same (docs/performance.md, "Eighth round").
+/// most of the second half's pieces to wait: when they held copies of the failing tests'
+/// bytes, 8 MiB lost it all, 24 and 64 MiB did not (docs/performance.md, "Eighth round"). As
+/// file ranges, the Ant2-scale bundle's second half waits in about 10 MiB.
 const BUDGET: usize = 24 << 20;
 /// What a piece costs besides its bytes (its segment's record, the test id), for the budget.
 const PIECE_COST: usize = 512;
@@ -165,6 +167,8 @@ fn first_begin(region: &[u8]) -> Option<usize> {
 /// its own into a queue that the first half's end drains, renumbered.
 pub struct Halves {
     first: Scanner,
+    /// The file, to read the second half's held segments from when they come out.
+    file: std::fs::File,
     /// The first half's last piece so far: held back, since the last one learns where the
     /// second half begins.
     held: Option<Piece>,
@@ -192,14 +196,22 @@ impl Halves {
         let mut file = super::lines::open_regular(path)?;
         file.seek(SeekFrom::Start(at))
             .map_err(|e| Problem::in_file(path, format!("cannot read: {e}")))?;
+        let again = file
+            .try_clone()
+            .map_err(|e| Problem::in_file(path, format!("cannot read: {e}")))?;
         let rest = Counting::new(file.take(len - at), Arc::clone(&read));
-        let second = Scanner::from_reader(path, Box::new(rest), read, keep);
-        Halves::start(first, second, budget)
+        let second = Scanner::from_reader(path, Box::new(rest), read, keep).holding_ranges(at);
+        Halves::start(first, second, again, budget)
             .map_err(|e| Problem::in_file(path, format!("cannot start a thread to read it: {e}")))
     }
 
     /// Starts the second half's thread; at most `budget` bytes of its pieces wait.
-    fn start(first: Scanner, second: Scanner, budget: usize) -> io::Result<Halves> {
+    fn start(
+        first: Scanner,
+        second: Scanner,
+        file: std::fs::File,
+        budget: usize,
+    ) -> io::Result<Halves> {
         let budget = Arc::new(Budget {
             limit: budget,
             state: Mutex::default(),
@@ -229,6 +241,7 @@ impl Halves {
             })?;
         Ok(Halves {
             first,
+            file,
             held: None,
             shift: None,
             stopped: false,
@@ -261,6 +274,32 @@ impl Halves {
             deferring: self.first.deferring(),
         });
         Some(last)
+    }
+
+    /// A held segment of the second half, which waited as its range in the file, with its
+    /// bytes read (so the waiting pieces hold no test's bytes). If they cannot be read, the
+    /// file ends there with the problem, as a single scan's read error ends it.
+    fn read_held(&mut self, mut piece: Piece) -> Piece {
+        let Some(range) = piece.at.take() else {
+            return piece;
+        };
+        let mut bytes = vec![0; (range.end - range.start) as usize];
+        match self.file.read_exact_at(&mut bytes, range.start) {
+            Ok(()) => piece.bytes = Some(Bytes::Owned(bytes)),
+            Err(e) => {
+                self.stopped = true;
+                self.shift = None;
+                if let Some(seg) = &mut piece.end {
+                    let line = seg.first_line;
+                    seg.fatal = Some(Problem::at(
+                        self.first.path(),
+                        line,
+                        format!("cannot read: {e}"),
+                    ));
+                }
+            }
+        }
+        piece
     }
 
     /// The second half's next batch; `false` at its end. A panic of its thread is this
@@ -305,7 +344,10 @@ impl Iterator for Halves {
                     debug_assert!(piece.bytes.is_none_or(|b| b.is_empty()));
                     continue;
                 }
-                Some(piece) => return Some(shift.apply(piece)),
+                Some(piece) => {
+                    let piece = shift.apply(piece);
+                    return Some(self.read_held(piece));
+                }
                 None if self.next_batch() => continue,
                 None => return None,
             }
@@ -356,6 +398,7 @@ impl Shift {
             if self.deferring && seg.failing() && !seg.deferred {
                 seg.deferred = true;
                 piece.bytes = None;
+                piece.at = None;
                 piece.overlong.clear();
             }
         }

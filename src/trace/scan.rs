@@ -438,22 +438,21 @@ impl Scanner {
 
     /// Hands on the current segment's bytes `buf[seg_start..at]` as a piece (`end` on its last).
     fn piece(&mut self, at: usize, end: Option<Segment>) {
-        let bytes = match self.cur.hold {
-            Hold::Drop => None,
-            Hold::Stream => Some(self.buf.piece(self.seg_start..at)),
-            // A held segment is named by its place in the file, when it is one range of it.
-            Hold::Buffer if self.ranges.is_some() && self.buf.offset(self.seg_start).is_some() => {
-                None
-            }
-            // A held segment is copied: such segments are far apart in the file (the failing
-            // tests of pass 1), and each one's piece would keep a mapped window alive.
-            Hold::Buffer => Some(Bytes::Owned(self.buf.bytes()[self.seg_start..at].to_vec())),
-        };
+        // A held segment is named by its place in the file ([`Scanner::holding_ranges`]) when
+        // its bytes are still the file's.
         let range = match (self.cur.hold, self.ranges, self.buf.offset(self.seg_start)) {
             (Hold::Buffer, Some(base), Some(from)) => {
                 Some(base + from..base + from + (at - self.seg_start) as u64)
             }
             _ => None,
+        };
+        let bytes = match self.cur.hold {
+            Hold::Drop => None,
+            Hold::Stream => Some(self.buf.piece(self.seg_start..at)),
+            Hold::Buffer if range.is_some() => None,
+            // A held segment is copied: such segments are far apart in the file (the failing
+            // tests of pass 1), and each one's piece would keep a mapped window alive.
+            Hold::Buffer => Some(Bytes::Owned(self.buf.bytes()[self.seg_start..at].to_vec())),
         };
         // The overlong lines before `at` (whose line is `self.line`) go with this piece.
         let before = self.cur.overlong.partition_point(|&l| l < self.line);

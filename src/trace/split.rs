@@ -81,7 +81,7 @@ impl Pieces {
         if len < min.max(2) {
             return whole(keep);
         }
-        match cut(&file, len / 2) {
+        match cut(&file, len / 2, len) {
             Ok(Some(at)) => Pieces::at(path, keep, at, len),
             // A file that cannot be read here is scanned whole, which reports it.
             Ok(None) | Err(_) => whole(keep),
@@ -117,11 +117,10 @@ impl Iterator for Pieces {
     }
 }
 
-/// Where to cut `file`: the start of the first line after the one `mid` falls in that a scanner
+/// Where to cut `file` (`len` bytes): the start of the first line after the one `mid` falls in that a scanner
 /// takes for a `begin` record (a line that holds `"begin"` and parses as one, no longer than
 /// [`MAX_RECORD`]), looked for up to [`SEARCH`] bytes on. `None`: no such line.
-fn cut(file: &std::fs::File, mid: u64) -> io::Result<Option<u64>> {
-    let len = file.metadata()?.len();
+fn cut(file: &std::fs::File, mid: u64, len: u64) -> io::Result<Option<u64>> {
     // A test is usually a few kilobytes: read a little first, more only if no begin is in it.
     let mut want = 64 << 10;
     loop {
@@ -440,6 +439,7 @@ impl Budget {
 
 #[cfg(test)]
 mod tests {
+    use super::super::scan::load;
     use super::*;
 
     /// A file holding `text`, in a directory that lives as long as the guard.
@@ -516,13 +516,9 @@ mod tests {
                     differ, None,
                     "{keep:?} cut at byte {at}: piece, halves, whole"
                 );
-                assert_eq!(scan_load(&read), len, "both halves count what they read");
+                assert_eq!(load(&read), len, "both halves count what they read");
             }
         }
-    }
-
-    fn scan_load(read: &AtomicU64) -> u64 {
-        super::super::scan::load(read)
     }
 
     fn begin(test: &str) -> String {
@@ -635,7 +631,7 @@ mod tests {
     }
 
     #[test]
-    fn the_cut_is_the_first_begin_line_at_or_after_the_middle() {
+    fn the_cut_is_the_first_begin_line_after_the_one_the_middle_is_in() {
         let text = format!(
             "{}{}{}{}{}",
             begin("a"),
@@ -646,13 +642,14 @@ mod tests {
         );
         let (_dir, path) = file(&text);
         let f = std::fs::File::open(&path).unwrap();
+        let len = text.len() as u64;
         let b = text.find("{\"k\":\"begin\",\"test\":\"b\"").unwrap() as u64;
         // From inside the first line: the event line and a line holding "begin" as a value
         // are passed over.
-        assert_eq!(cut(&f, 3).unwrap(), Some(b));
+        assert_eq!(cut(&f, 3, len).unwrap(), Some(b));
         // A cut never lands on the line the middle falls in: it may have begun before it.
-        assert_eq!(cut(&f, b + 1).unwrap(), None);
-        assert_eq!(cut(&f, b - 1).unwrap(), Some(b));
+        assert_eq!(cut(&f, b + 1, len).unwrap(), None);
+        assert_eq!(cut(&f, b - 1, len).unwrap(), Some(b));
     }
 
     #[test]

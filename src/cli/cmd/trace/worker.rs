@@ -214,6 +214,20 @@ fn code(s: ExitStatus) -> i32 {
         .unwrap_or(1)
 }
 
+/// The worker JVM's own flags, first on its command line, as `Supervisor.workerCommand` adds
+/// them (a test below holds the two lists together; docs/java.md, "The exact command lines"):
+/// stack traces for repeated implicit exceptions (the crash site), C1 alone (the worker lives
+/// seconds), and the two runtime entry points with more than nine arguments inlined, which C1's
+/// size rule refuses, so that a test past its event budget runs them as a flag check
+/// (docs/performance.md, "Ninth round").
+const WORKER_JVM: [&str; 5] = [
+    "-XX:-OmitStackTraceInFastThrow",
+    "-XX:TieredStopAtLevel=1",
+    "-XX:CompileCommand=quiet",
+    "-XX:CompileCommand=inline,paf.rt.R::def",
+    "-XX:CompileCommand=inline,paf.rt.R::branch",
+];
+
 /// Worker 0's arguments after `java`, as `Supervisor.java` builds them for part 0.
 fn command(
     a: &JavaArgs,
@@ -222,10 +236,7 @@ fn command(
     deps: &Deps<'_>,
     work: &Path,
 ) -> Vec<OsString> {
-    let mut args: Vec<OsString> = ["-XX:-OmitStackTraceInFastThrow", "-XX:TieredStopAtLevel=1"]
-        .into_iter()
-        .map(OsString::from)
-        .collect();
+    let mut args: Vec<OsString> = WORKER_JVM.into_iter().map(OsString::from).collect();
     // a user's collector replaces the serial one (the JVM refuses two)
     if !a.jvm_args.iter().any(|x| names_a_collector(x)) {
         args.push("-XX:+UseSerialGC".into());
@@ -371,6 +382,25 @@ mod tests {
         assert!(lines.contains(&"@@PAF err oops"), "{text}");
         assert_eq!(lines[lines.len() - 2..], ["@@PAF exit 3", "{\"stmt\":1}"]);
         assert_eq!(lines.len(), 5, "{text}");
+    }
+
+    #[test]
+    fn worker_zero_has_the_flags_the_supervisor_gives_its_workers() {
+        let java = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tracer/java/src/runner/paf/runner/Supervisor.java"
+        );
+        let source = std::fs::read_to_string(java).unwrap();
+        let added: Vec<&str> = source
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("cmd.add(\"-XX:"))
+            .filter_map(|l| l.strip_suffix("\");"))
+            .collect();
+        let ours: Vec<String> = WORKER_JVM.iter().map(|f| f[4..].to_string()).collect();
+        assert_eq!(
+            added, ours,
+            "Supervisor.workerCommand's -XX flags, in order"
+        );
     }
 
     #[test]

@@ -8,9 +8,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The event cap without losing the crash (docs/java.md, "Class initializers and the event cap").
@@ -37,6 +35,24 @@ final class Compactor {
     private Compactor() {}
 
     private static final int ENTER = 1, EXIT = 2, DEF = 3, USE = 4, BRANCH = 5, ALLOC = 6, OTHER = 7;
+    /** The record kinds, in the order of ENTER .. ALLOC. */
+    private static final byte[][] KINDS = ascii("enter", "exit", "def", "use", "branch", "alloc");
+    /** The keys of a record the compactor reads, and their indexes. */
+    private static final byte[][] RECORD_KEYS = ascii("k", "frame", "caller", "stmt", "method", "obj", "length", "var",
+            "from", "uses", "fields");
+    private static final int R_K = 0, R_FRAME = 1, R_CALLER = 2, R_STMT = 3, R_METHOD = 4, R_OBJ = 5, R_LENGTH = 6,
+            R_VAR = 7, R_FROM = 8, R_USES = 9, R_FIELDS = 10;
+    /** The keys of a variable object, and their indexes. */
+    private static final byte[][] VAR_KEYS = ascii("local", "field", "static", "name", "frame", "obj", "elem", "index", "ret");
+    private static final int V_LOCAL = 0, V_FIELD = 1, V_STATIC = 2, V_NAME = 3, V_FRAME = 4, V_OBJ = 5, V_ELEM = 6,
+            V_INDEX = 7, V_RET = 8;
+    private static final byte[][] FIELD_KEY = ascii("field");
+
+    private static byte[][] ascii(String... s) {
+        byte[][] out = new byte[s.length][];
+        for (int k = 0; k < s.length; k++) out[k] = s[k].getBytes(StandardCharsets.US_ASCII);
+        return out;
+    }
     private static final int TAIL = 64;
     // variable kinds in keys
     private static final long K_LOCAL = 1, K_FIELD = 2, K_STATIC = 3, K_RET = 5, K_ARRAY = 6;
@@ -161,15 +177,15 @@ final class Compactor {
         }
     }
 
-    /** Reads the agent's records (a JSON subset: objects, arrays, strings, integers, literals). */
+    /**
+     * Reads the agent's records (a JSON subset: objects, arrays, strings, integers, literals). A
+     * compaction reads every event of the test so far, so keys and names are matched on their
+     * bytes, without a String per token (docs/performance.md, "Ninth round").
+     */
     private static final class Scanner {
         byte[] b;
         int i, end;
-        final Map<String, Integer> names;
-
-        Scanner(Map<String, Integer> names) {
-            this.names = names;
-        }
+        final Names names = new Names();
 
         void reset(byte[] b, int start, int end) {
             this.b = b;
@@ -190,11 +206,10 @@ final class Compactor {
             while (i < end && b[i] <= ' ') i++;
         }
 
-        /** A string token (the opening quote at i), decoded. */
-        String string() {
+        /** The id of a name (a string token): equal decoded strings, equal ids. */
+        int name() {
             ws();
-            i++; // '"'
-            int s = i;
+            int s = ++i; // past '"'
             boolean plain = true;
             while (i < end && b[i] != '"') {
                 if (b[i] == '\\') {
@@ -203,21 +218,34 @@ final class Compactor {
                 }
                 i++;
             }
-            String out;
-            if (plain) out = new String(b, s, i - s, StandardCharsets.UTF_8);
-            else out = unescape(new String(b, s, i - s, StandardCharsets.UTF_8));
+            int e = Math.min(i, end);
             i++; // '"'
-            return out;
+            if (plain) return names.id(b, s, e - s);
+            // an escaped name is keyed by its decoded text's UTF-8, which is what a plain token of
+            // the same text holds
+            byte[] d = unescape(new String(b, s, e - s, StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8);
+            return names.id(d, 0, d.length);
         }
 
-        int name() {
-            String s = string();
-            Integer id = names.get(s);
-            if (id == null) {
-                id = names.size();
-                names.put(s, id);
+        /**
+         * A key (a string token, the opening quote at i): its index in {@code keys}, or -1 for
+         * any other key (keys hold no escapes).
+         */
+        int key(byte[][] keys) {
+            ws();
+            int s = ++i; // past '"'
+            while (i < end && b[i] != '"') i += b[i] == '\\' ? 2 : 1;
+            int len = Math.min(i, end) - s;
+            i++; // '"'
+            // a loop of our own: C1, the tracer's only compiler, calls Arrays.equals out of line
+            next:
+            for (int k = 0; k < keys.length; k++) {
+                byte[] x = keys[k];
+                if (x.length != len) continue;
+                for (int j = 0; j < len; j++) if (x[j] != b[s + j]) continue next;
+                return k;
             }
-            return id;
+            return -1;
         }
 
         long number() {
@@ -264,18 +292,18 @@ final class Compactor {
             }
             if (eat('}')) return;
             do {
-                String k = string();
+                int k = key(VAR_KEYS);
                 eat(':');
                 switch (k) {
-                    case "local": v.kind = K_LOCAL; v.nameId = name(); break;
-                    case "field": v.kind = K_FIELD; v.nameId = name(); break;
-                    case "static": v.kind = K_STATIC; v.nameId = name(); break;
-                    case "name": v.nameId = name(); break;
-                    case "frame": v.a = number(); v.explicitFrame = true; break;
-                    case "obj": v.a = number(); break;
-                    case "elem": v.kind = 4; v.a = number(); break;
-                    case "index": v.b = number(); break;
-                    case "ret": v.kind = K_RET; v.a = number(); break;
+                    case V_LOCAL: v.kind = K_LOCAL; v.nameId = name(); break;
+                    case V_FIELD: v.kind = K_FIELD; v.nameId = name(); break;
+                    case V_STATIC: v.kind = K_STATIC; v.nameId = name(); break;
+                    case V_NAME: v.nameId = name(); break;
+                    case V_FRAME: v.a = number(); v.explicitFrame = true; break;
+                    case V_OBJ: v.a = number(); break;
+                    case V_ELEM: v.kind = 4; v.a = number(); break;
+                    case V_INDEX: v.b = number(); break;
+                    case V_RET: v.kind = K_RET; v.a = number(); break;
                     default: skip();
                 }
             } while (eat(','));
@@ -323,13 +351,12 @@ final class Compactor {
         int[] depStart = new int[1025];
         int[] deps = new int[4096];
         int depCount;
-        final Map<Long, FrameInfo> frames = new HashMap<>();
+        final Frames frames = new Frames();
         final LongIntMap reaching = new LongIntMap(); // (kind, a) x b -> defining event
         /** The DUAs seen: (def statement, use statement) x variable name. */
         final LongIntMap duas = new LongIntMap();
         final List<Integer> roots = new ArrayList<>();
-        final Map<String, Integer> names = new HashMap<>();
-        final Scanner sc = new Scanner(names);
+        final Scanner sc = new Scanner();
         final Var v1 = new Var(), v2 = new Var();
 
         void add(Lines line) {
@@ -351,24 +378,26 @@ final class Compactor {
                 return;
             }
             do {
-                String key = s.string();
+                int key = s.key(RECORD_KEYS);
                 s.eat(':');
                 switch (key) {
-                    case "k": {
-                        String kk = s.string();
-                        k = kk.equals("enter") ? ENTER : kk.equals("exit") ? EXIT : kk.equals("def") ? DEF
-                                : kk.equals("use") ? USE : kk.equals("branch") ? BRANCH : kk.equals("alloc") ? ALLOC : OTHER;
+                    case R_K: {
+                        s.ws();
+                        // the kinds' indexes in KINDS are ENTER - 1 .. ALLOC - 1
+                        int kk = s.b[s.i] == '"' ? s.key(KINDS) : -1;
+                        if (kk < 0) s.skip();
+                        k = kk < 0 ? OTHER : kk + 1;
                         break;
                     }
-                    case "frame": frame = s.number(); break;
-                    case "caller": caller = s.number(); hasCaller = true; break;
-                    case "stmt": st = (int) s.number(); break;
-                    case "method": method = s.name(); break;
-                    case "obj": obj = s.number(); break;
-                    case "length": s.number(); length = true; break;
-                    case "var": s.var(v1); var = v1; break;
-                    case "from": s.var(v2); from = v2; break;
-                    case "uses": {
+                    case R_FRAME: frame = s.number(); break;
+                    case R_CALLER: caller = s.number(); hasCaller = true; break;
+                    case R_STMT: st = (int) s.number(); break;
+                    case R_METHOD: method = s.name(); break;
+                    case R_OBJ: obj = s.number(); break;
+                    case R_LENGTH: s.number(); length = true; break;
+                    case R_VAR: s.var(v1); var = v1; break;
+                    case R_FROM: s.var(v2); from = v2; break;
+                    case R_USES: {
                         finishHeader(i, k, frame, st);
                         first = false;
                         if (s.eat('[') && !s.eat(']')) {
@@ -380,15 +409,15 @@ final class Compactor {
                         }
                         break;
                     }
-                    case "fields": {
+                    case R_FIELDS: {
                         fields = new ArrayList<>();
                         if (s.eat('[') && !s.eat(']')) {
                             do {
                                 s.eat('{');
                                 do {
-                                    String fk = s.string();
+                                    int fk = s.key(FIELD_KEY);
                                     s.eat(':');
-                                    if (fk.equals("field")) fields.add(s.name());
+                                    if (fk == 0) fields.add(s.name());
                                     else s.skip();
                                 } while (s.eat(','));
                                 s.eat('}');
@@ -504,7 +533,8 @@ final class Compactor {
         }
 
         boolean[] keep() {
-            for (FrameInfo f : frames.values()) {
+            for (FrameInfo f : frames.vals) {
+                if (f == null) continue;
                 if (f.top) {
                     roots.add(f.enter);
                     if (f.exit >= 0) roots.add(f.exit);
@@ -545,6 +575,97 @@ final class Compactor {
                 }
             }
             return keep;
+        }
+    }
+
+    /** Frame id -> its FrameInfo (any long key), open addressing: a null value is an empty slot. */
+    private static final class Frames {
+        long[] keys = new long[1 << 10];
+        FrameInfo[] vals = new FrameInfo[1 << 10];
+        private int size;
+
+        private static int slot(long k, int mask) {
+            long h = k * 0x9E3779B97F4A7C15L;
+            return (int) (h ^ (h >>> 32)) & mask;
+        }
+
+        /** The last key found and its value: most events follow one of the same frame. */
+        private long lastKey;
+        private FrameInfo lastVal;
+
+        FrameInfo get(long k) {
+            if (lastVal != null && lastKey == k) return lastVal;
+            int mask = keys.length - 1;
+            for (int s = slot(k, mask); ; s = (s + 1) & mask) {
+                FrameInfo v = vals[s];
+                if (v == null || keys[s] == k) {
+                    if (v != null) {
+                        lastKey = k;
+                        lastVal = v;
+                    }
+                    return v;
+                }
+            }
+        }
+
+        void put(long k, FrameInfo v) {
+            lastVal = null;
+            int mask = keys.length - 1;
+            int s = slot(k, mask);
+            while (vals[s] != null && keys[s] != k) s = (s + 1) & mask;
+            if (vals[s] == null) size++;
+            keys[s] = k;
+            vals[s] = v;
+            if (size * 2 > keys.length) {
+                long[] ok = keys;
+                FrameInfo[] ov = vals;
+                keys = new long[ok.length * 2];
+                vals = new FrameInfo[ok.length * 2];
+                size = 0;
+                for (int i = 0; i < ok.length; i++) if (ov[i] != null) put(ok[i], ov[i]);
+            }
+        }
+    }
+
+    /** Names (byte strings) -> dense ids in order of first sight, open addressing over plain arrays. */
+    private static final class Names {
+        private int[] slots = new int[1 << 10]; // id + 1, 0 empty
+        private byte[][] keys = new byte[1 << 9][];
+        private int[] hashes = new int[1 << 9];
+        private int size;
+
+        int id(byte[] b, int off, int len) {
+            int h = 1;
+            for (int k = off; k < off + len; k++) h = 31 * h + b[k];
+            h ^= h >>> 16;
+            int mask = slots.length - 1;
+            for (int s = h & mask; ; s = (s + 1) & mask) {
+                int e = slots[s];
+                if (e == 0) {
+                    if (size == keys.length) {
+                        keys = java.util.Arrays.copyOf(keys, size * 2);
+                        hashes = java.util.Arrays.copyOf(hashes, size * 2);
+                    }
+                    keys[size] = java.util.Arrays.copyOfRange(b, off, off + len);
+                    hashes[size] = h;
+                    slots[s] = ++size;
+                    if (size * 2 > slots.length) rehash();
+                    return size - 1;
+                }
+                byte[] x = keys[e - 1];
+                if (hashes[e - 1] == h && x.length == len && java.util.Arrays.equals(x, 0, len, b, off, off + len))
+                    return e - 1;
+            }
+        }
+
+        private void rehash() {
+            slots = new int[slots.length * 2];
+            int mask = slots.length - 1;
+            for (int id = 0; id < size; id++) {
+                int s = hashes[id] & mask;
+                while (slots[s] != 0) s = (s + 1) & mask;
+                slots[s] = id + 1;
+            }
         }
     }
 

@@ -712,6 +712,10 @@ public final class R {
 
     /** Whether a method entered now on this thread is called by the test body (no instrumented frame is active). */
     public static boolean topLevel() {
+        return recording && topLevelSlow();
+    }
+
+    private static boolean topLevelSlow() {
         if (!recording || phase == PHASE_AFTER) return false;
         Frame top = TS.get().top();
         return top == null || top.id < firstFrame;
@@ -738,7 +742,7 @@ public final class R {
 
     /** Method entry. {@code self}: the receiver, null for static methods and constructors. */
     public static int enter(int mid, Object self) {
-        return enter(mid, self, null);
+        return recording ? enter(mid, self, null) : -1;
     }
 
     /**
@@ -1011,6 +1015,10 @@ public final class R {
 
     /** A constructor's super()/this() call returned: the object exists; record its allocation. */
     public static void ctorReady(Object self, int frame) {
+        if (recording) ctorReadySlow(self, frame);
+    }
+
+    private static void ctorReadySlow(Object self, int frame) {
         if (!live(frame)) return;
         synchronized (LOCK) {
             if (!live(frame)) return; // the test may have ended while this thread waited
@@ -1052,6 +1060,10 @@ public final class R {
     }
 
     public static void allocArray(Object arr, int frame, int stmt) {
+        if (recording) allocArraySlow(arr, frame, stmt);
+    }
+
+    private static void allocArraySlow(Object arr, int frame, int stmt) {
         if (!live(frame) || arr == null) return;
         synchronized (LOCK) {
             if (!live(frame) || arr == null) return; // the test may have ended while this thread waited
@@ -1072,6 +1084,10 @@ public final class R {
     }
 
     public static void exit(int frame) {
+        if (recording) exitSlow(frame);
+    }
+
+    private static void exitSlow(int frame) {
         if (!live(frame)) return;
         synchronized (LOCK) {
             if (!live(frame)) return; // the test may have ended while this thread waited
@@ -1080,6 +1096,10 @@ public final class R {
     }
 
     public static void exitThrow(Throwable t, int frame) {
+        if (recording || t instanceof OutOfMemoryError) exitThrowSlow(t, frame);
+    }
+
+    private static void exitThrowSlow(Throwable t, int frame) {
         if (t instanceof OutOfMemoryError) {
             // the test's objects must be collectable for the failure to be recorded at all
             synchronized (LOCK) {
@@ -1149,6 +1169,10 @@ public final class R {
 
     /** Before a call: the next frame entered with this key from this frame is the callee. */
     public static void preCall(Object recv, int frame, int site, int key, boolean superInit) {
+        if (recording) preCallSlow(recv, frame, site, key, superInit);
+    }
+
+    private static void preCallSlow(Object recv, int frame, int site, int key, boolean superInit) {
         if (!live(frame)) return;
         Frame f = TS.get().top();
         if (f == null || f.id != frame) return;
@@ -1165,6 +1189,10 @@ public final class R {
      * (and, when {@code temp >= 0}, a def of the temporary local that holds the result).
      */
     public static int postCall(int frame, int stmt, int temp, int callee) {
+        return recording ? postCallSlow(frame, stmt, temp, callee) : -1;
+    }
+
+    private static int postCallSlow(int frame, int stmt, int temp, int callee) {
         if (!live(frame)) return -1;
         synchronized (LOCK) {
             if (!live(frame)) return -1; // the test may have ended while this thread waited
@@ -1194,6 +1222,10 @@ public final class R {
     }
 
     public static void postCallVoid(int frame) {
+        if (recording) postCallVoidSlow(frame);
+    }
+
+    private static void postCallVoidSlow(int frame) {
         if (!live(frame)) return;
         Frame f = TS.get().top();
         if (f != null && f.id == frame) {
@@ -1210,6 +1242,10 @@ public final class R {
 
     /** A use of a reference value (its nullness is recorded). */
     public static void useRef(Object v, int frame, int stmt, int role, int kind, int name, int x, int y, int how) {
+        if (recording) useRefSlow(v, frame, stmt, role, kind, name, x, y, how);
+    }
+
+    private static void useRefSlow(Object v, int frame, int stmt, int role, int kind, int name, int x, int y, int how) {
         if (!live(frame)) return;
         synchronized (LOCK) {
             if (!live(frame)) return; // the test may have ended while this thread waited
@@ -1223,12 +1259,20 @@ public final class R {
      * exception (docs/algorithm.md), at no cost to the stores that succeed.
      */
     public static void useStore(Object arr, Object v, int frame, int stmt, int kind, int name, int x, int y, int how) {
+        if (recording) useStoreSlow(arr, v, frame, stmt, kind, name, x, y, how);
+    }
+
+    private static void useStoreSlow(Object arr, Object v, int frame, int stmt, int kind, int name, int x, int y, int how) {
         if (v == null || arr == null || arr.getClass().getComponentType().isInstance(v)) return;
         useRef(v, frame, stmt, ROLE_VALUE, kind, name, x, y, how);
     }
 
     /** A use of a primitive value. */
     public static void use(int frame, int stmt, int role, int kind, int name, int x, int y, int how) {
+        if (recording) useSlow(frame, stmt, role, kind, name, x, y, how);
+    }
+
+    private static void useSlow(int frame, int stmt, int role, int kind, int name, int x, int y, int how) {
         if (!live(frame)) return;
         synchronized (LOCK) {
             if (!live(frame)) return; // the test may have ended while this thread waited
@@ -1280,6 +1324,10 @@ public final class R {
 
     /** A static field read (for the per-test static read set; no event). */
     public static void sread(int frame, int name) {
+        if (recording) sreadSlow(frame, name);
+    }
+
+    private static void sreadSlow(int frame, int name) {
         if (!live(frame)) return;
         synchronized (LOCK) {
             if (!live(frame)) return; // the test may have ended while this thread waited
@@ -1294,6 +1342,10 @@ public final class R {
 
     /** A reference read from a static field: the root of the objects reachable from it. */
     public static void sroot(Object v, int frame, int name) {
+        if (recording) srootSlow(v, frame, name);
+    }
+
+    private static void srootSlow(Object v, int frame, int name) {
         if (!live(frame)) return;
         synchronized (LOCK) {
             if (!live(frame)) return; // the test may have ended while this thread waited
@@ -1306,6 +1358,10 @@ public final class R {
 
     /** A field or element load from {@code from}: if it is reachable from a static, so is the value. */
     public static void reachLoad(Object value, Object from) {
+        if (reachOn && recording) reachLoadSlow(value, from);
+    }
+
+    private static void reachLoadSlow(Object value, Object from) {
         // not after the test stopped recording (truncated: sroot and idw stop there too), where a
         // lookup per field load was a fifth of the time of a test looping past its budget
         if (!reachOn || from == null || !recording) return;
@@ -1320,6 +1376,10 @@ public final class R {
 
     /** The id of an object about to be written (field or element): records writes to static state. */
     public static int idw(Object o) {
+        return recording && o != null ? idwSlow(o) : 0;
+    }
+
+    private static int idwSlow(Object o) {
         if (o == null || !recording) return 0;
         synchronized (LOCK) {
             if (reachOn) {
@@ -1355,6 +1415,10 @@ public final class R {
 
     /** A def of a temporary (a constant or computed operand that a use needs a name for). */
     public static void defTemp(int frame, int stmt, int name, int how) {
+        if (recording) defTempSlow(frame, stmt, name, how);
+    }
+
+    private static void defTempSlow(int frame, int stmt, int name, int how) {
         if (!live(frame)) return;
         synchronized (LOCK) {
             if (!live(frame)) return; // the test may have ended while this thread waited
@@ -1377,6 +1441,11 @@ public final class R {
      * K_RET source with sx < 0 means an uninstrumented callee: how=call, callee=sn) or a how code.
      */
     public static void def(int frame, int stmt, int vk, int vn, int vx, int vy, int sk, int sn, int sx, int sy, int how,
+            boolean cast) {
+        if (recording) defSlow(frame, stmt, vk, vn, vx, vy, sk, sn, sx, sy, how, cast);
+    }
+
+    private static void defSlow(int frame, int stmt, int vk, int vn, int vx, int vy, int sk, int sn, int sx, int sy, int how,
             boolean cast) {
         if (!live(frame)) return;
         synchronized (LOCK) {
@@ -1413,6 +1482,10 @@ public final class R {
 
     /** A conditional branch reading up to two variables (kind K_NONE: not a variable). */
     public static void branch(int frame, int stmt, int k1, int n1, int x1, int y1, int k2, int n2, int x2, int y2) {
+        if (recording) branchSlow(frame, stmt, k1, n1, x1, y1, k2, n2, x2, y2);
+    }
+
+    private static void branchSlow(int frame, int stmt, int k1, int n1, int x1, int y1, int k2, int n2, int x2, int y2) {
         if (!live(frame)) return;
         synchronized (LOCK) {
             if (!live(frame)) return; // the test may have ended while this thread waited

@@ -22,6 +22,11 @@ CHECK="python3 $HERE/e2e_check.py"
 "$HERE/build.sh"
 JAVAC=(javac --release 11 -g -nowarn -encoding UTF-8)
 
+echo "== the compactor's names (tracer/java/test/paf/rt/CompactorCheck.java)"
+rm -rf "$OUT/compactor-check"; mkdir -p "$OUT/compactor-check"
+"${JAVAC[@]}" -d "$OUT/compactor-check" -cp "$HERE/build/paf-rt.jar" "$HERE/test/paf/rt/CompactorCheck.java"
+java -cp "$HERE/build/paf-rt.jar:$OUT/compactor-check" paf.rt.CompactorCheck "$OUT/compactor-check/work"
+
 compile() { # NAME: testdata/java/NAME/{src,test} -> OUT/classes/NAME
   local c="$OUT/classes/$1"
   rm -rf "$c"; mkdir -p "$c"

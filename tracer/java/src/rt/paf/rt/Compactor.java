@@ -222,8 +222,19 @@ final class Compactor {
             i++; // '"'
             if (plain) return names.id(b, s, e - s);
             // an escaped name is keyed by its decoded text's UTF-8, which is what a plain token of
-            // the same text holds
-            byte[] d = unescape(new String(b, s, e - s, StandardCharsets.UTF_8)).getBytes(StandardCharsets.UTF_8);
+            // the same text holds; a text UTF-8 cannot hold (a lone surrogate, which the agent
+            // always escapes) by its UTF-16 code units after 0xFF, a byte no UTF-8 token holds
+            String text = unescape(new String(b, s, e - s, StandardCharsets.UTF_8));
+            byte[] d = text.getBytes(StandardCharsets.UTF_8);
+            if (!new String(d, StandardCharsets.UTF_8).equals(text)) {
+                // by hand: the JDK's UTF-16 encoder replaces a lone surrogate too
+                d = new byte[1 + 2 * text.length()];
+                d[0] = (byte) 0xFF;
+                for (int k = 0; k < text.length(); k++) {
+                    d[1 + 2 * k] = (byte) (text.charAt(k) >> 8);
+                    d[2 + 2 * k] = (byte) text.charAt(k);
+                }
+            }
             return names.id(d, 0, d.length);
         }
 

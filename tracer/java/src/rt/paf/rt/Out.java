@@ -133,15 +133,38 @@ final class Out {
         return this;
     }
 
+    /** A record-syntax literal and its bytes. */
+    private static final class Literal {
+        final String text;
+        final byte[] bytes;
+
+        @SuppressWarnings("deprecation")
+        Literal(String text) {
+            this.text = text;
+            this.bytes = new byte[text.length()];
+            // the low byte of each char: the text is ASCII
+            text.getBytes(0, text.length(), bytes, 0);
+        }
+    }
+
+    /**
+     * The bytes of the literals {@link #a} appended, by the literal's hash (cached in the String):
+     * an array copy, where String.getBytes in C1 code was two out-of-line bounds checks and a
+     * call per literal, several per event (docs/performance.md, "Ninth round"). Each slot holds
+     * one immutable pair, so racing threads read a whole one.
+     */
+    private static final Literal[] LITERALS = new Literal[512];
+
     /** Appends ASCII text verbatim (record syntax, never user data). */
-    @SuppressWarnings("deprecation")
     Out a(String s) {
-        int n = s.length();
-        ensure(n);
-        // the low byte of each char: an array copy for a Latin-1 string (most of a trace's bytes)
-        s.getBytes(0, n, buf, pos);
-        pos += n;
-        return this;
+        int h = s.hashCode() & (LITERALS.length - 1);
+        Literal l = LITERALS[h];
+        if (l == null || l.text != s) {
+            // a miss: the first use, a collision, or a string that is not a constant
+            l = new Literal(s);
+            LITERALS[h] = l;
+        }
+        return raw(l.bytes);
     }
 
     /** Appends pre-encoded bytes (an interned name's JSON literal). */
@@ -159,23 +182,38 @@ final class Out {
             buf[pos++] = '-';
             v = -v;
         }
-        if (v == 0) {
-            buf[pos++] = '0';
+        if (v <= Integer.MAX_VALUE) {
+            // ids and counts fit an int. C1 divides by 10 with a division instruction, twice per
+            // digit (the quotient and the remainder): a multiplication by 2^35 / 10, rounded up,
+            // and a shift give the same quotient for any non-negative int (docs/performance.md,
+            // "Ninth round": the division was a tenth of the tracer's time on la4j)
+            int w = (int) v;
+            int end = pos + digits(w);
+            int p = end;
+            while (w >= 10) {
+                int q = (int) ((w * 0xCCCCCCCDL) >>> 35);
+                buf[--p] = (byte) ('0' + (w - q * 10));
+                w = q;
+            }
+            buf[--p] = (byte) ('0' + w);
+            pos = end;
             return this;
         }
         int start = pos;
-        if (v <= Integer.MAX_VALUE) {
-            // ids and counts fit an int: C1 compiles a long division into a runtime call
-            for (int w = (int) v; w > 0; w /= 10) buf[pos++] = (byte) ('0' + (w % 10));
-        } else {
-            for (; v > 0; v /= 10) buf[pos++] = (byte) ('0' + (v % 10));
-        }
+        // C1 compiles a long division into a runtime call; numbers this large are rare
+        for (; v > 0; v /= 10) buf[pos++] = (byte) ('0' + (v % 10));
         for (int i = start, j = pos - 1; i < j; i++, j--) {
             byte t = buf[i];
             buf[i] = buf[j];
             buf[j] = t;
         }
         return this;
+    }
+
+    /** The decimal digits of a non-negative int. */
+    private static int digits(int w) {
+        if (w < 100000) return w < 100 ? (w < 10 ? 1 : 2) : w < 10000 ? (w < 1000 ? 3 : 4) : 5;
+        return w < 10000000 ? (w < 1000000 ? 6 : 7) : w < 1000000000 ? (w < 100000000 ? 8 : 9) : 10;
     }
 
     /** Appends a JSON string literal of s, UTF-8 (lone surrogates escaped). */

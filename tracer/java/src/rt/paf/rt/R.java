@@ -173,6 +173,34 @@ public final class R {
 
     private static final ThreadLocal<TState> TS = ThreadLocal.withInitial(TState::new);
 
+    /** A thread and its state: the last pair {@link #ts} looked up. */
+    private static final class LastState {
+        final Thread thread;
+        final TState state;
+
+        LastState(Thread thread, TState state) {
+            this.thread = thread;
+            this.state = state;
+        }
+    }
+
+    private static volatile LastState lastState;
+
+    /**
+     * This thread's state. Most events come from one thread, so the last lookup is kept: in C1
+     * code a ThreadLocal lookup calls into the JVM for its weak reference, a twentieth of the
+     * tracer's time on la4j (docs/performance.md, "Ninth round"). One immutable pair, read once,
+     * so that threads racing on it each get their own state.
+     */
+    private static TState ts() {
+        Thread t = Thread.currentThread();
+        LastState last = lastState;
+        if (last != null && last.thread == t) return last.state;
+        TState s = TS.get();
+        lastState = new LastState(t, s);
+        return s;
+    }
+
     // =====================================================================================
     // Setup (called by the agent's premain and by the instrumenter)
     // =====================================================================================
@@ -392,8 +420,8 @@ public final class R {
             reachRead.clear();
             reachWritten.clear();
             initThread = null;
-            TS.get().depth = 0;
-            TS.get().initDepth = 0;
+            ts().depth = 0;
+            ts().initDepth = 0;
             phase = PHASE_BEFORE;
             long m = tests.mark();
             try {
@@ -431,7 +459,7 @@ public final class R {
             ids.release();
             reach.release();
             reachOn = false;
-            TS.get().depth = 0;
+            ts().depth = 0;
             boolean wrote = false;
             for (int attempt = 0; attempt < 3 && !wrote; attempt++) {
                 long m = tests.mark();
@@ -717,7 +745,7 @@ public final class R {
 
     private static boolean topLevelSlow() {
         if (!recording || phase == PHASE_AFTER) return false;
-        Frame top = TS.get().top();
+        Frame top = ts().top();
         return top == null || top.id < firstFrame;
     }
 
@@ -810,7 +838,7 @@ public final class R {
     private static int enter(int mid, Object self, byte[] values) {
         if (!recording) return -1;
         synchronized (LOCK) {
-            TState ts = TS.get();
+            TState ts = ts();
             if (!accepting(ts)) return -1;
             MethodInfo m = methods.get(mid);
             Frame top = ts.top();
@@ -1022,7 +1050,7 @@ public final class R {
         if (!live(frame)) return;
         synchronized (LOCK) {
             if (!live(frame)) return; // the test may have ended while this thread waited
-            TState ts = TS.get();
+            TState ts = ts();
             if (!accepting(ts) || ids.get(self) != 0) return;
             Frame f = ts.find(frame);
             if (f == null) return;
@@ -1067,7 +1095,7 @@ public final class R {
         if (!live(frame) || arr == null) return;
         synchronized (LOCK) {
             if (!live(frame) || arr == null) return; // the test may have ended while this thread waited
-            TState ts = TS.get();
+            TState ts = ts();
             if (!accepting(ts)) return;
             int id = idLocked(arr);
             long mark = tests.mark();
@@ -1115,7 +1143,7 @@ public final class R {
     }
 
     private static void pop(int frame, String threw) {
-        TState ts = TS.get();
+        TState ts = ts();
         if (ts.find(frame) == null) return;
         boolean write = accepting(ts);
         while (ts.depth > 0) {
@@ -1174,7 +1202,7 @@ public final class R {
 
     private static void preCallSlow(Object recv, int frame, int site, int key, boolean superInit) {
         if (!live(frame)) return;
-        Frame f = TS.get().top();
+        Frame f = ts().top();
         if (f == null || f.id != frame) return;
         f.pendingRecv = recv;
         f.pendingKey = key;
@@ -1196,7 +1224,7 @@ public final class R {
         if (!live(frame)) return -1;
         synchronized (LOCK) {
             if (!live(frame)) return -1; // the test may have ended while this thread waited
-            TState ts = TS.get();
+            TState ts = ts();
             Frame f = ts.top();
             int h = -1;
             if (f != null && f.id == frame) {
@@ -1227,7 +1255,7 @@ public final class R {
 
     private static void postCallVoidSlow(int frame) {
         if (!live(frame)) return;
-        Frame f = TS.get().top();
+        Frame f = ts().top();
         if (f != null && f.id == frame) {
             if (f.lastCallee < 0 && reachOn) {
                 synchronized (LOCK) {
@@ -1281,7 +1309,7 @@ public final class R {
     }
 
     private static void use0(int frame, int stmt, int role, int kind, int name, int x, int y, int how, boolean isNull) {
-        TState ts = TS.get();
+        TState ts = ts();
         if (role == ROLE_ARG) {
             Frame f = ts.top();
             if (f != null && f.id == frame && f.pendingKey >= 0) {
@@ -1422,7 +1450,7 @@ public final class R {
         if (!live(frame)) return;
         synchronized (LOCK) {
             if (!live(frame)) return; // the test may have ended while this thread waited
-            TState ts = TS.get();
+            TState ts = ts();
             if (!accepting(ts)) return;
             long mark = tests.mark();
             try {
@@ -1454,7 +1482,7 @@ public final class R {
             if (sk == K_ELEM && vk == K_ELEM && sx == vx && sy == vy) return; // a[i] = a[i]
             if (vk == K_STATIC) staticWrites.add(names.get(vn));
             if (sk == K_STATIC) staticReads.add(names.get(sn));
-            TState ts = TS.get();
+            TState ts = ts();
             if (!accepting(ts)) return;
             long mark = tests.mark();
             try {
@@ -1491,7 +1519,7 @@ public final class R {
             if (!live(frame)) return; // the test may have ended while this thread waited
             if (k1 == K_STATIC) staticReads.add(names.get(n1));
             if (k2 == K_STATIC) staticReads.add(names.get(n2));
-            TState ts = TS.get();
+            TState ts = ts();
             if (!accepting(ts)) return;
             long mark = tests.mark();
             try {

@@ -280,10 +280,21 @@ fn command(
     args.push(job.tests.clone().into());
     args.push("--skip".into());
     args.push(work.join("skip.txt").into_os_string());
-    if let Some(s) = &a.shard {
-        args.extend(["--shard".into(), s.into()]);
-    }
+    args.extend(runner_flags(a));
     args
+}
+
+/// TraceMain's flags after `--skip`, as `Supervisor.workerCommand` adds them.
+fn runner_flags(a: &JavaArgs) -> Vec<OsString> {
+    let mut flags = Vec::new();
+    if let Some(s) = &a.shard {
+        flags.extend(["--shard".into(), s.into()]);
+    }
+    // the supervisor drops the tests' output with --quiet, so the worker may buffer it
+    if a.quiet {
+        flags.push("--buffer-out".into());
+    }
+    flags
 }
 
 fn absolute(p: PathBuf) -> PathBuf {
@@ -400,6 +411,44 @@ mod tests {
         assert_eq!(
             added, ours,
             "Supervisor.workerCommand's -XX flags, in order"
+        );
+    }
+
+    #[test]
+    fn worker_zero_buffers_the_tests_output_when_the_supervisor_does() {
+        // Supervisor.workerCommand adds --buffer-out exactly when quiet
+        let java = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tracer/java/src/runner/paf/runner/Supervisor.java"
+        );
+        let source = std::fs::read_to_string(java).unwrap();
+        assert!(source.contains("if (quiet) cmd.add(\"--buffer-out\");"));
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            a: JavaArgs,
+        }
+        let flags = |extra: &[&str]| {
+            let mut argv = vec![
+                "paf",
+                "-o",
+                "b",
+                "--classpath",
+                "c",
+                "--tests",
+                "T",
+                "--include",
+                "p",
+            ];
+            argv.extend(extra);
+            runner_flags(&<Cli as clap::Parser>::parse_from(argv).a)
+        };
+        assert_eq!(flags(&["--quiet"]), ["--buffer-out"]);
+        assert!(flags(&[]).is_empty());
+        assert!(flags(&["-v"]).is_empty());
+        assert_eq!(
+            flags(&["--quiet", "--shard", "1/2"]),
+            ["--shard", "1/2", "--buffer-out"]
         );
     }
 

@@ -344,6 +344,8 @@ public final class Supervisor {
             cmd.add("--shard");
             cmd.add(shard);
         }
+        // the tests' output is dropped (relay below): the worker may write it in blocks
+        if (quiet) cmd.add("--buffer-out");
         if (verbose) System.err.println("paf trace: " + String.join(" ", cmd));
         return cmd;
     }

@@ -1,7 +1,9 @@
 package paf.runner;
 
+import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
+import java.io.PrintStream;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +51,9 @@ import paf.rt.R;
  * phase. Class-level failures ({@code @BeforeClass}, {@code @AfterClass}) become one test per
  * phase, {@code Class.<before-class>} or {@code Class.<after-class>}.
  *
- * <p>Usage: TraceMain --tests C1,C2 [--skip FILE] [--shard i/N]. A test class may be given as
+ * <p>Usage: TraceMain --tests C1,C2 [--skip FILE] [--shard i/N] [--buffer-out] ({@code --buffer-out}:
+ * the tests' System.out is written in blocks; {@code paf trace --quiet} drops it). A test class
+ * may be given as
  * {@code Class#method} to run that method only ({@code paf trace java --isolate}); with
  * {@code --shard i/N} only the i-th of N contiguous blocks of all the tests runs
  * ({@code paf trace java --shard}), see {@link #shardOf}.
@@ -62,6 +66,7 @@ public final class TraceMain {
         Set<String> skip = new HashSet<>();
         java.util.Map<String, Set<String>> only = new java.util.HashMap<>();
         String shard = null;
+        boolean bufferOut = false;
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--tests")) {
                 for (String c : args[++i].split(",")) if (!c.trim().isEmpty()) addTest(c.trim(), classes, only);
@@ -69,11 +74,21 @@ public final class TraceMain {
                 for (String l : Files.readAllLines(Paths.get(args[++i]), StandardCharsets.UTF_8)) if (!l.isEmpty()) skip.add(l.trim());
             } else if (args[i].equals("--shard")) {
                 shard = args[++i];
+            } else if (args[i].equals("--buffer-out")) {
+                bufferOut = true;
             }
         }
         final Set<String> block = shard == null ? null : shardOf(classes, shard);
         proto = new FileOutputStream(FileDescriptor.out);
-        System.setOut(System.err);
+        if (bufferOut) {
+            // paf trace --quiet: the supervisor drops the tests' output, so System.out is written
+            // in blocks, not a pipe write per line (docs/performance.md, "Ninth round": a tenth
+            // of a chatty suite's run). Flushed before each protocol line and at exit; System.err
+            // (stack traces, the agent's problems) stays unbuffered.
+            out = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.err), 1 << 16), false);
+            System.setOut(out);
+            Runtime.getRuntime().addShutdownHook(new Thread(out::flush));
+        } else System.setOut(System.err);
         AllDefaultPossibilitiesBuilder builder = new AllDefaultPossibilitiesBuilder() {
             @Override
             protected JUnit4Builder junit4Builder() {
@@ -191,8 +206,15 @@ public final class TraceMain {
         System.exit(2);
     }
 
-    /** Writes a protocol line in one write (no buffer in between), retrying once if memory runs out. */
+    /** The tests' System.out when it is buffered ({@code --buffer-out}), else null. */
+    private static PrintStream out;
+
+    /**
+     * Writes a protocol line in one write (no buffer in between), retrying once if memory runs
+     * out; the tests' buffered output goes first, so a test's output is written by its end.
+     */
     static void protocol(String s) {
+        if (out != null) out.flush();
         for (int attempt = 0; attempt < 2; attempt++) {
             try {
                 proto.write(("@@PAF " + s + "\n").getBytes(StandardCharsets.UTF_8));

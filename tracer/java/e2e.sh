@@ -22,10 +22,12 @@ CHECK="python3 $HERE/e2e_check.py"
 "$HERE/build.sh"
 JAVAC=(javac --release 11 -g -nowarn -encoding UTF-8)
 
-echo "== the compactor's names (tracer/java/test/paf/rt/CompactorCheck.java)"
-rm -rf "$OUT/compactor-check"; mkdir -p "$OUT/compactor-check"
-"${JAVAC[@]}" -d "$OUT/compactor-check" -cp "$HERE/build/paf-rt.jar" "$HERE/test/paf/rt/CompactorCheck.java"
-java -cp "$HERE/build/paf-rt.jar:$OUT/compactor-check" paf.rt.CompactorCheck "$OUT/compactor-check/work"
+echo "== the runtime's own checks (tracer/java/test/paf/rt: the compactor's names, the writer's numbers and literals)"
+rm -rf "$OUT/rt-checks"; mkdir -p "$OUT/rt-checks"
+"${JAVAC[@]}" -d "$OUT/rt-checks" -cp "$HERE/build/paf-rt.jar" "$HERE"/test/paf/rt/*.java
+for check in CompactorCheck OutCheck; do
+  java -cp "$HERE/build/paf-rt.jar:$OUT/rt-checks" "paf.rt.$check" "$OUT/rt-checks/$check"
+done
 
 compile() { # NAME: testdata/java/NAME/{src,test} -> OUT/classes/NAME
   local c="$OUT/classes/$1"

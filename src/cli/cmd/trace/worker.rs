@@ -395,13 +395,18 @@ mod tests {
         assert_eq!(lines.len(), 5, "{text}");
     }
 
-    #[test]
-    fn worker_zero_has_the_flags_the_supervisor_gives_its_workers() {
+    /// The supervisor's source, whose `workerCommand` worker 0's command line follows.
+    fn supervisor_source() -> String {
         let java = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tracer/java/src/runner/paf/runner/Supervisor.java"
         );
-        let source = std::fs::read_to_string(java).unwrap();
+        std::fs::read_to_string(java).unwrap()
+    }
+
+    #[test]
+    fn worker_zero_has_the_flags_the_supervisor_gives_its_workers() {
+        let source = supervisor_source();
         let added: Vec<&str> = source
             .lines()
             .filter_map(|l| l.trim().strip_prefix("cmd.add(\"-XX:"))
@@ -417,12 +422,7 @@ mod tests {
     #[test]
     fn worker_zero_buffers_the_tests_output_when_the_supervisor_does() {
         // Supervisor.workerCommand adds --buffer-out exactly when quiet
-        let java = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tracer/java/src/runner/paf/runner/Supervisor.java"
-        );
-        let source = std::fs::read_to_string(java).unwrap();
-        assert!(source.contains("if (quiet) cmd.add(\"--buffer-out\");"));
+        assert!(supervisor_source().contains("if (quiet) cmd.add(\"--buffer-out\");"));
         #[derive(clap::Parser)]
         struct Cli {
             #[command(flatten)]

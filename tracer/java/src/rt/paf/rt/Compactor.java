@@ -53,6 +53,7 @@ final class Compactor {
         for (int k = 0; k < s.length; k++) out[k] = s[k].getBytes(StandardCharsets.US_ASCII);
         return out;
     }
+
     private static final int TAIL = 64;
     // variable kinds in keys
     private static final long K_LOCAL = 1, K_FIELD = 2, K_STATIC = 3, K_RET = 5, K_ARRAY = 6;
@@ -394,10 +395,14 @@ final class Compactor {
                 switch (key) {
                     case R_K: {
                         s.ws();
-                        // the kinds' indexes in KINDS are ENTER - 1 .. ALLOC - 1
-                        int kk = s.b[s.i] == '"' ? s.key(KINDS) : -1;
-                        if (kk < 0) s.skip();
-                        k = kk < 0 ? OTHER : kk + 1;
+                        if (s.i < s.end && s.b[s.i] == '"') {
+                            // the kinds' indexes in KINDS are ENTER - 1 .. ALLOC - 1
+                            int kk = s.key(KINDS);
+                            k = kk < 0 ? OTHER : kk + 1;
+                        } else {
+                            s.skip();
+                            k = OTHER;
+                        }
                         break;
                     }
                     case R_FRAME: frame = s.number(); break;

@@ -125,7 +125,7 @@ final class Out {
         fos.close();
     }
 
-    // ---- appenders (no allocation unless the record outgrows the buffer) ----
+    // ---- appenders (no allocation unless the record outgrows the buffer, or at a literal's first use) ----
 
     Out b(char c) {
         ensure(1);

@@ -34,6 +34,13 @@ import java.util.TreeSet;
  * back (the work belongs to no test); when it fails they stay, as the events of the call that
  * triggered it. When a test reaches the cap, {@link Compactor} keeps only what the backward
  * analysis and the def-use coverage need.
+ *
+ * <p>Every entry point that instrumented code calls is a few bytes: it reads {@link #recording}
+ * and calls its {@code ...Slow} half only when the test is being recorded. C1, the worker's only
+ * compiler, inlines such a method into the instrumented code, so code that runs unrecorded (past
+ * a test's event budget, between tests) pays a field read and a branch per event instead of a
+ * call (docs/performance.md, "Ninth round"; the worker's {@code -XX:CompileCommand=inline} for
+ * the two with too many arguments for C1's own rule).
  */
 public final class R {
     private R() {}

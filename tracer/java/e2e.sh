@@ -25,7 +25,8 @@ JAVAC=(javac --release 11 -g -nowarn -encoding UTF-8)
 echo "== the runtime's own checks (tracer/java/test/paf/rt: the compactor's names, the writer's numbers and literals)"
 rm -rf "$OUT/rt-checks"; mkdir -p "$OUT/rt-checks"
 "${JAVAC[@]}" -d "$OUT/rt-checks" -cp "$HERE/build/paf-rt.jar" "$HERE"/test/paf/rt/*.java
-for check in CompactorCheck OutCheck; do
+for src in "$HERE"/test/paf/rt/*Check.java; do
+  check=$(basename "$src" .java)
   java -cp "$HERE/build/paf-rt.jar:$OUT/rt-checks" "paf.rt.$check" "$OUT/rt-checks/$check"
 done
 

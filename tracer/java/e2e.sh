@@ -22,12 +22,13 @@ CHECK="python3 $HERE/e2e_check.py"
 "$HERE/build.sh"
 JAVAC=(javac --release 11 -g -nowarn -encoding UTF-8)
 
-echo "== the runtime's own checks (tracer/java/test/paf/rt: the compactor's names, the writer's numbers and literals)"
+echo "== the tracer's own checks (tracer/java/test: the compactor's names, the writer's numbers and literals, the test classes' sites)"
 rm -rf "$OUT/rt-checks"; mkdir -p "$OUT/rt-checks"
-"${JAVAC[@]}" -d "$OUT/rt-checks" -cp "$HERE/build/paf-rt.jar" "$HERE"/test/paf/rt/*.java
-for src in "$HERE"/test/paf/rt/*Check.java; do
-  check=$(basename "$src" .java)
-  java -cp "$HERE/build/paf-rt.jar:$OUT/rt-checks" "paf.rt.$check" "$OUT/rt-checks/$check"
+CHECK_CP="$HERE/build/paf-rt.jar:$HERE/build/paf-instr.jar:$J/asm.jar:$J/asm-tree.jar:$J/asm-analysis.jar"
+"${JAVAC[@]}" -d "$OUT/rt-checks" -cp "$CHECK_CP" $(find "$HERE/test" -name '*.java')
+for src in $(find "$HERE/test" -name '*Check.java' | sort); do
+  check=$(realpath --relative-to="$HERE/test" "$src" | sed 's|\.java$||; s|/|.|g')
+  java -cp "$CHECK_CP:$OUT/rt-checks" "$check" "$OUT/rt-checks/${check##*.}"
 done
 
 compile() { # NAME: testdata/java/NAME/{src,test} -> OUT/classes/NAME
@@ -134,6 +135,25 @@ compile cases
 "$PAF" validate "$OUT/cases" > /dev/null
 "$PAF" rank "$OUT/cases" --format json > "$OUT/cases.rank.json"
 $CHECK cases "$TD/cases/src" "$TD/cases/expected.json" "$OUT/cases.rank.json" "$OUT/cases"
+
+echo "== sites (test lines from the test classes' call sites: the same trace as from stack walks)"
+# testdata/java/sites: calls whose sites are trusted and calls that must fall back to a walk
+# (callbacks, an uninstrumented override between, an unnamed receiver, a lambda, a time-out)
+compile sites
+# (its test class is small: PAF_TEST_SITES=all gives it sites all the same, docs/java.md, "Test lines")
+for s in all 0; do
+  PAF_TEST_SITES=$s "$PAF" trace java -v --plain --classpath "$OUT/classes/sites" --include sites --tests sites.SitesTest \
+    -o "$OUT/sites-$s" 2> "$OUT/sites-$s.log" || { cat "$OUT/sites-$s.log" >&2; exit 1; }
+done
+cmp "$OUT/sites-all/tests.jsonl" "$OUT/sites-0/tests.jsonl" \
+  || { echo "FAIL: the trace with the test classes' call sites differs from the one with stack walks"; exit 1; }
+hw=$(sed -nE 's/^paf trace: test lines of calls from the test body: ([0-9]+) from .*, ([0-9]+) from stack walks$/\1 \2/p' "$OUT/sites-all.log")
+read -r hits walks <<< "$hw"
+[ "${hits:-0}" -gt 0 ] && [ "${walks:-0}" -gt 0 ] \
+  || { echo "FAIL: expected test lines from both sites and walks, got '$hw'"; cat "$OUT/sites-all.log"; exit 1; }
+grep -q "test lines of calls from the test body: 0 from the test classes' call sites" "$OUT/sites-0.log" \
+  || { echo "FAIL: PAF_TEST_SITES=0 must leave the test classes unchanged"; exit 1; }
+echo "ok: sites: the same trace with and without sites ($hits test lines from sites, $walks from walks)"
 
 echo "== cap (a class initializer and a test past the event cap, testdata/java/cap/README.md)"
 compile cap

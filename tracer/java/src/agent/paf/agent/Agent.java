@@ -58,6 +58,7 @@ public final class Agent {
                 Map<String, Object> s = R.stats();
                 w.write("classes " + s.get("classes") + "\n");
                 w.write("counts " + s.get("counts") + "\n"); // tests, passing, truncated, event lines
+                w.write("sites " + s.get("sites") + "\n"); // test lines from call sites, from stack walks
                 for (Object e : (List<?>) s.get("errors")) w.write("error " + e + "\n");
             } catch (Exception e) {
                 // nothing to do at shutdown

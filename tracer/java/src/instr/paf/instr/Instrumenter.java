@@ -35,6 +35,8 @@ public final class Instrumenter implements ClassFileTransformer {
     private final String failFor; // test hook: pretend this class cannot be instrumented
     private final FieldLines fieldLines;
     private final boolean verbose;
+    /** The test classes' call sites ({@link TestSites}), rewritten ahead; null with PAF_TEST_SITES=0 or no test classes. */
+    private final TestSites.Ahead ahead;
     /** Per class loader: class headers read without loading (field resolution, frames). */
     private final Map<ClassLoader, Hierarchy> hierarchies = new java.util.WeakHashMap<>();
 
@@ -45,6 +47,13 @@ public final class Instrumenter implements ClassFileTransformer {
         for (String t : split(options.get("tests"))) testClasses.add(t.replace('.', '/'));
         failFor = options.get("fail");
         verbose = "1".equals(options.get("verbose"));
+        List<String> tests = new ArrayList<>();
+        for (String t : split(options.get("tests"))) tests.add(t.replace('.', '/'));
+        // PAF_TEST_SITES (a diagnostic, docs/java.md, "Test lines"): 0, test classes unchanged and
+        // every test line from a stack walk; all, sites however few bytes the test classes hold
+        String sites = System.getenv("PAF_TEST_SITES");
+        ahead = "0".equals(sites) || tests.isEmpty() ? null
+                : new TestSites.Ahead(tests, "all".equals(sites) ? 0 : TestSites.LEAST);
         List<File> roots = new ArrayList<>();
         for (String s : options.getOrDefault("src", "").split(File.pathSeparator)) if (!s.isEmpty()) roots.add(new File(s));
         for (String s : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
@@ -75,10 +84,7 @@ public final class Instrumenter implements ClassFileTransformer {
 
     @Override
     public byte[] transform(ClassLoader loader, String name, Class<?> redefined, ProtectionDomain pd, byte[] bytes) {
-        if (name != null && loader != null && redefined == null && testClasses.contains(name)) {
-            bodyLines(name, bytes);
-            return null;
-        }
+        if (name != null && loader != null && redefined == null && testClasses.contains(name)) return testClass(name, bytes);
         if (name == null || loader == null || redefined != null || !wanted(name)) return null;
         try {
             if (name.replace('/', '.').equals(failFor)) throw new IllegalStateException("test hook: fail=" + failFor);
@@ -98,10 +104,7 @@ public final class Instrumenter implements ClassFileTransformer {
         ClassNode probe = new ClassNode();
         cr.accept(probe, ClassReader.SKIP_FRAMES);
         if ((probe.access & Opcodes.ACC_MODULE) != 0) return null;
-        if (isTestClass(probe)) { // a test body is never instrumented (its calls are the MUT calls)
-            bodyLines(name, bytes);
-            return null;
-        }
+        if (isTestClass(probe)) return testClass(name, bytes); // a test body's calls are the MUT calls
         String cls = name.replace('/', '.');
         String file = sourceFile(probe);
         Map<String, int[]> bcis = BciMap.of(cr);
@@ -122,6 +125,9 @@ public final class Instrumenter implements ClassFileTransformer {
         int[] fs = new int[fstmts.size()];
         for (int i = 0; i < fs.length; i++) fs[i] = fstmts.get(i);
         R.classFields(cls, fnames.toArray(new String[0]), fs);
+        int[] keys = new int[probe.methods.size()];
+        for (int i = 0; i < keys.length; i++) keys[i] = R.name(probe.methods.get(i).name + probe.methods.get(i).desc);
+        R.classKeys(cls, keys);
 
         Set<String> skip = new HashSet<>();
         for (int attempt = 0; attempt < probe.methods.size() + 2; attempt++) {
@@ -191,7 +197,22 @@ public final class Instrumenter implements ClassFileTransformer {
         return R.stmt("F|" + cn.name + "|" + f.name, cn.name.replace('/', '.'), null, file, line, -1, accessJson(cn, null));
     }
 
-    /** A JUnit 3 TestCase subclass or a class with JUnit 4 @Test methods (tests reached through a suite class). */
+    /**
+     * A test class is not instrumented: its line table is kept for the lines its failures read
+     * (from the bytes as loaded), and its calls are told to the runtime as sites ({@link TestSites};
+     * unchanged, null, if that fails: its calls' lines are then found by stack walks).
+     */
+    private byte[] testClass(String name, byte[] bytes) {
+        bodyLines(name, bytes);
+        if (ahead == null) return null;
+        try {
+            return ahead.take(name, bytes);
+        } catch (Throwable t) {
+            if (verbose) System.err.println("paf-agent: test class " + name.replace('/', '.') + " keeps its stack walks: " + t);
+            return null;
+        }
+    }
+
     /** The lines each line of a test class's methods reads its values from; optional, so a failure loses only them. */
     private static void bodyLines(String name, byte[] bytes) {
         // read at the class's first failure raised in a test body (R.readLines), not now
@@ -206,6 +227,7 @@ public final class Instrumenter implements ClassFileTransformer {
         }
     }
 
+    /** A JUnit 3 TestCase subclass or a class with JUnit 4 @Test methods (tests reached through a suite class). */
     static boolean isTestClass(ClassNode cn) {
         if ("junit/framework/TestCase".equals(cn.superName) || "junit/framework/TestSuite".equals(cn.superName)) return true;
         for (MethodNode m : cn.methods) {

@@ -82,6 +82,8 @@ public final class R {
     /** Instance field declarations per class (binary name with dots): JSON fragments. */
     private static final HashMap<String, String[]> classFields = new HashMap<>();
     private static final HashMap<Class<?>, byte[]> allocFieldsCache = new HashMap<>();
+    /** The name ids of the methods each instrumented class declares, sorted ({@link #dispatchesTo}). */
+    private static final HashMap<String, int[]> classKeys = new HashMap<>();
     /** Diagnostics from the instrumenter. */
     public static final List<String> instrumentErrors = new ArrayList<>();
     public static int classesInstrumented = 0;
@@ -93,6 +95,10 @@ public final class R {
         int[] params; // name ids of parameter locals
         int flags;
         int entryStmt;
+        String keyText; // "m(desc)", the text of key
+        String cls; // the declaring class (binary name with dots)
+        /** The last receiver class a test-body call was found to dispatch to this method from ({@link #dispatchesTo}). */
+        Class<?> direct;
     }
 
     // ---- per-test state ----
@@ -321,6 +327,8 @@ public final class R {
             m.qname = qname;
             m.qnameJson = Out.literal(qname);
             m.key = name(key);
+            m.keyText = key;
+            m.cls = qname.substring(0, qname.length() - key.indexOf('(') - 1);
             m.params = new int[params.length];
             for (int i = 0; i < params.length; i++) m.params[i] = name(params[i]);
             m.flags = flags;
@@ -411,6 +419,9 @@ public final class R {
             testId = id;
             testCls = cls;
             testMth = method;
+            siteThread = Thread.currentThread();
+            siteClass = -1;
+            siteRecv = null;
             events = 0;
             capCount = 0;
             compacted = 0;
@@ -817,6 +828,131 @@ public final class R {
                 || c.equals("java.lang.reflect.Constructor") || c.startsWith("java.lang.invoke.LambdaForm");
     }
 
+    // ---- test call sites (paf.instr.TestSites) ----
+    public static final byte SITE_INSTANCE = 0, SITE_STATIC = 1, SITE_CTOR = 2;
+    /** The largest class index and site number: both are pushed by {@code sipush}. */
+    public static final int SITE_MAX = Short.MAX_VALUE;
+    private static final int NO_SITE = Integer.MIN_VALUE;
+
+    /** The call sites of one test class, by their number in it. */
+    private static final class SiteClass {
+        final String cls;
+        final String[] methods; // the class's method names
+        final int[] method, line; // per site: index in methods, line (-1: none)
+        final String[] key, owner; // per site: the callee's "m(desc)", the call's owner class (dots)
+        final byte[] kind;
+
+        SiteClass(String cls, String[] methods, int[] method, int[] line, String[] key, String[] owner, byte[] kind) {
+            this.cls = cls;
+            this.methods = methods;
+            this.method = method;
+            this.line = line;
+            this.key = key;
+            this.owner = owner;
+            this.kind = kind;
+        }
+    }
+
+    /**
+     * The site tables' lock: the agent's thread that rewrites test classes registers them while
+     * the runner's thread records events, and a second thread on {@link #LOCK} would make the
+     * JVM inflate it for good (joda-time: a tenth of a second more in monitor enters and exits).
+     */
+    private static final Object SITE_LOCK = new Object();
+    private static final ArrayList<String> siteClassNames = new ArrayList<>();
+    private static volatile SiteClass[] siteClasses = new SiteClass[0];
+    /** The thread running the test: only its sites are kept. */
+    private static volatile Thread siteThread;
+    /** The last site the test thread passed (its class and number) and its receiver (instance calls); -1: none since the last entry. */
+    private static int siteClass = -1, siteNumber;
+    private static Object siteRecv;
+    /** Entries from the test body whose test line came from a site, and from a stack walk (the agent's report). */
+    private static long siteHits, siteWalks;
+
+    /** A new test class's index for its sites, or -1 when there is no room (its calls are then found by stack walks). */
+    public static int testSiteClass(String cls) {
+        synchronized (SITE_LOCK) {
+            if (siteClassNames.size() > SITE_MAX) return -1;
+            siteClassNames.add(cls);
+            return siteClassNames.size() - 1;
+        }
+    }
+
+    /** The sites of test class {@code index}, before its code runs (paf.instr.TestSites). */
+    public static void testSites(int index, String[] methodNames, int[] method, int[] line, String[] key, String[] owner,
+            byte[] kind) {
+        synchronized (SITE_LOCK) {
+            SiteClass[] a = siteClasses;
+            if (a.length <= index) a = java.util.Arrays.copyOf(a, Math.max(index + 1, 2 * a.length));
+            a[index] = new SiteClass(siteClassNames.get(index), methodNames, method, line, key, owner, kind);
+            siteClasses = a;
+        }
+    }
+
+    /** The methods an instrumented class declares (name ids of "m(desc)"), for {@link #dispatchesTo}. */
+    public static void classKeys(String cls, int[] keys) {
+        int[] k = keys.clone();
+        java.util.Arrays.sort(k);
+        synchronized (LOCK) {
+            classKeys.put(cls, k);
+        }
+    }
+
+    /** A test method is about to make call {@code number} of test class {@code cls}; {@code recv}: its receiver, for an instance call. */
+    public static void site(Object recv, int cls, int number) {
+        if (recording && Thread.currentThread() == siteThread) {
+            siteRecv = recv;
+            siteClass = cls;
+            siteNumber = number;
+        }
+    }
+
+    /**
+     * The test line of an entry from the test body, as {@link #testLine} would find it, when the
+     * last site the test thread passed is sure to be the call of method {@code m} on {@code self}:
+     * the site is in the test method, its callee has m's name and descriptor, and it is m itself,
+     * not an uninstrumented method between them (an instance call's receiver is {@code self} and
+     * dispatches to m; a static call or a constructor names m's class). {@link #NO_SITE} otherwise.
+     * The site is used up either way: the next entry from the test body needs a site of its own.
+     */
+    private static int siteLine(MethodInfo m, Object self) {
+        int c = siteClass, i = siteNumber;
+        if (c < 0 || Thread.currentThread() != siteThread) return NO_SITE;
+        Object recv = siteRecv;
+        siteClass = -1;
+        siteRecv = null;
+        SiteClass[] a = siteClasses;
+        SiteClass sc = c < a.length ? a[c] : null;
+        if (sc == null || i >= sc.key.length || !sc.key[i].equals(m.keyText)) return NO_SITE;
+        if (!sc.cls.equals(testCls) || !sc.methods[sc.method[i]].equals(testMth)) return NO_SITE;
+        if (sc.kind[i] == SITE_INSTANCE) {
+            if (self == null || self != recv || !dispatchesTo(self.getClass(), m)) return NO_SITE;
+        } else if (!sc.owner[i].equals(m.cls)) {
+            return NO_SITE;
+        }
+        return sc.line[i] < 0 ? -1 : 2 * sc.line[i];
+    }
+
+    /**
+     * Whether a call of m's name and descriptor on an object of class {@code c} runs m: going up
+     * from c, m's class is reached before any class that declares a method of that name and
+     * descriptor, and every class passed is instrumented (its methods known). Otherwise an
+     * uninstrumented override may stand between the test body and m: false, and the stack is walked.
+     */
+    private static boolean dispatchesTo(Class<?> c, MethodInfo m) {
+        if (m.direct == c) return true;
+        for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+            String n = k.getName();
+            if (n.equals(m.cls)) {
+                m.direct = c;
+                return true;
+            }
+            int[] keys = classKeys.get(n);
+            if (keys == null || java.util.Arrays.binarySearch(keys, m.key) >= 0) return false;
+        }
+        return false;
+    }
+
     /**
      * The line of the test method that made the call being entered (a call from the test body,
      * directly or through JUnit's assertions): what the analysis of a failure raised in the test
@@ -890,7 +1026,12 @@ public final class R {
                 }
                 if (thisId != 0) o.a(",\"this\":").num(thisId);
                 if (caller == null && !clinit) {
-                    int line = testLine();
+                    int line = siteLine(m, self);
+                    if (line != NO_SITE) siteHits++;
+                    else {
+                        line = testLine();
+                        siteWalks++;
+                    }
                     if (line >= 0) {
                         o.a(",\"test_line\":").num(line / 2);
                         if ((line & 1) != 0) o.a(",\"callback\":true");
@@ -1599,6 +1740,7 @@ public final class R {
             m.put("classes", classesInstrumented);
             m.put("errors", new ArrayList<>(instrumentErrors));
             m.put("counts", endedTests + " " + passedTests + " " + truncatedTests + " " + eventLines);
+            m.put("sites", siteHits + " " + siteWalks);
         }
         return m;
     }

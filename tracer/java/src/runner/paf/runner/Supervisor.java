@@ -799,6 +799,7 @@ public final class Supervisor {
         long events = c.events, bytes = c.bytes;
         // agent reports
         int classes = 0;
+        long siteHits = 0, siteWalks = 0;
         List<String> errors = new ArrayList<>();
         for (int p = 0; p <= parts; p++) {
             File af = new File(work, "agent." + p + ".txt");
@@ -806,6 +807,16 @@ public final class Supervisor {
             for (String l : Files.readAllLines(af.toPath(), StandardCharsets.UTF_8)) {
                 if (l.startsWith("classes ")) classes = Math.max(classes, Integer.parseInt(l.substring(8).trim()));
                 else if (l.startsWith("error ") && !errors.contains(l.substring(6))) errors.add(l.substring(6));
+                else if (l.startsWith("sites ")) { // a figure for -v only: a line cut short counts nothing
+                    String[] hw = l.substring(6).trim().split(" ");
+                    try {
+                        long h = Long.parseLong(hw[0]), w = Long.parseLong(hw[1]);
+                        siteHits += h;
+                        siteWalks += w;
+                    } catch (RuntimeException e) {
+                        // not both numbers
+                    }
+                }
             }
         }
         StringBuilder m = new StringBuilder();
@@ -828,6 +839,9 @@ public final class Supervisor {
                 + count(errors.size(), "instrumentation error", "instrumentation errors") + ", " + count(parts + 1, "JVM", "JVMs")
                 + ", " + tenths / 10 + "." + tenths % 10 + " s -> " + shown(bundle));
         for (String e : errors) System.err.println("paf trace: instrumentation error: " + e);
+        if (verbose)
+            System.err.println("paf trace: test lines of calls from the test body: " + siteHits
+                    + " from the test classes' call sites, " + siteWalks + " from stack walks");
         Summary s = new Summary();
         s.tests = nTests;
         s.classes = classes;

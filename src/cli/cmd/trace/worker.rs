@@ -228,6 +228,10 @@ const WORKER_JVM: [&str; 5] = [
     "-XX:CompileCommand=inline,paf.rt.R::branch",
 ];
 
+/// The worker's collector unless the user names one (`--jvm-arg`), as `Supervisor.workerCommand`
+/// adds it.
+const WORKER_GC: &str = "-XX:+UseParallelGC";
+
 /// Worker 0's arguments after `java`, as `Supervisor.java` builds them for part 0.
 fn command(
     a: &JavaArgs,
@@ -237,9 +241,10 @@ fn command(
     work: &Path,
 ) -> Vec<OsString> {
     let mut args: Vec<OsString> = WORKER_JVM.into_iter().map(OsString::from).collect();
-    // a user's collector replaces the serial one (the JVM refuses two)
+    // the parallel collector, as the supervisor's (its comment says why); a user's collector
+    // replaces it (the JVM refuses two)
     if !a.jvm_args.iter().any(|x| names_a_collector(x)) {
-        args.push("-XX:+UseSerialGC".into());
+        args.push(WORKER_GC.into());
     }
     args.extend(a.jvm_args.iter().map(OsString::from));
     let tests: Vec<&str> = job
@@ -417,6 +422,14 @@ mod tests {
             added, ours,
             "Supervisor.workerCommand's -XX flags, in order"
         );
+    }
+
+    #[test]
+    fn worker_zero_has_the_collector_the_supervisor_gives_its_workers() {
+        let line = format!(
+            "if (jvmArgs.stream().noneMatch(x -> x.matches(\"-XX:\\\\+Use\\\\w*GC\"))) cmd.add(\"{WORKER_GC}\");"
+        );
+        assert!(supervisor_source().contains(&line), "{line}");
     }
 
     #[test]

@@ -311,10 +311,12 @@ public final class Supervisor {
         // repeated implicit exceptions must keep their stack traces (the crash site)
         cmd.add("-XX:-OmitStackTraceInFastThrow");
         // the worker lives seconds: C1 alone compiles the instrumented code soon and cheaply,
-        // where C2 spent a core recompiling it (docs/performance.md, "The tracer"); a serial
-        // collector, for the same reason. --jvm-arg comes after, so a user's own
-        // -XX:TieredStopAtLevel wins; a user's collector replaces the serial one (the JVM
-        // refuses two)
+        // where C2 spent a core recompiling it (docs/performance.md, "The tracer"). The parallel
+        // collector: as fast as the serial one on every suite measured, and a test that fills
+        // the heap took half the time (the serial one copied its large arrays and filled a
+        // larger old generation first: docs/performance.md, "Eleventh round"). --jvm-arg comes
+        // after, so a user's own -XX:TieredStopAtLevel wins; a user's collector replaces the
+        // parallel one (the JVM refuses two)
         cmd.add("-XX:TieredStopAtLevel=1");
         // the runtime's entry points check a flag and call the recording half: C1 inlines them,
         // but not these two, whose ten and twelve arguments its size rule refuses; a test past
@@ -323,7 +325,7 @@ public final class Supervisor {
         cmd.add("-XX:CompileCommand=quiet");
         cmd.add("-XX:CompileCommand=inline,paf.rt.R::def");
         cmd.add("-XX:CompileCommand=inline,paf.rt.R::branch");
-        if (jvmArgs.stream().noneMatch(x -> x.matches("-XX:\\+Use\\w*GC"))) cmd.add("-XX:+UseSerialGC");
+        if (jvmArgs.stream().noneMatch(x -> x.matches("-XX:\\+Use\\w*GC"))) cmd.add("-XX:+UseParallelGC");
         cmd.addAll(jvmArgs);
         // Class#method (paf trace java --isolate) names the class to the agent.
         String agentOpts = "work=" + work.getAbsolutePath() + ";part=" + part + ";include=" + include + ";exclude=" + exclude

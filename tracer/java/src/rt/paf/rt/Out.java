@@ -138,12 +138,9 @@ final class Out {
         final String text;
         final byte[] bytes;
 
-        @SuppressWarnings("deprecation")
         Literal(String text) {
             this.text = text;
-            this.bytes = new byte[text.length()];
-            // the low byte of each char: the text is ASCII
-            text.getBytes(0, text.length(), bytes, 0);
+            this.bytes = ascii(text);
         }
     }
 
@@ -167,7 +164,23 @@ final class Out {
         return raw(l.bytes);
     }
 
-    /** Appends pre-encoded bytes (an interned name's JSON literal). */
+    /** ASCII {@code text} as bytes, for a constant of the caller's. */
+    @SuppressWarnings("deprecation")
+    static byte[] ascii(String text) {
+        byte[] b = new byte[text.length()];
+        // the low byte of each char: the text is ASCII
+        text.getBytes(0, text.length(), b, 0);
+        return b;
+    }
+
+    /** {@link #ascii(String)} of each text. */
+    static byte[][] ascii(String[] texts) {
+        byte[][] b = new byte[texts.length][];
+        for (int i = 0; i < texts.length; i++) b[i] = ascii(texts[i]);
+        return b;
+    }
+
+    /** Appends pre-encoded bytes (an interned name's JSON literal, a constant of the caller's). */
     Out raw(byte[] b) {
         ensure(b.length);
         System.arraycopy(b, 0, buf, pos, b.length);

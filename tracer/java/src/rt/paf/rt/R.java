@@ -52,6 +52,48 @@ public final class R {
     private static final String[] HOW = {"other", "const", "new", "arith", "call", "param"};
     public static final int ROLE_VALUE = 0, ROLE_DEREF = 1, ROLE_INDEX = 2, ROLE_ARG = 3;
     private static final String[] ROLE = {"value", "deref", "index", "arg"};
+
+    // the JSON around each event's values, as bytes: Out.a(String) looked each literal up by
+    // its hash, about 8 ns a call, four or five calls an event (docs/performance.md, "Eleventh round")
+    private static final byte[] J_BRANCH = Out.ascii("{\"k\":\"branch\",\"frame\":");
+    private static final byte[] J_CALLBACK = Out.ascii(",\"callback\":true");
+    private static final byte[] J_CALLEE = Out.ascii(",\"callee\":");
+    private static final byte[] J_CALLER = Out.ascii(",\"caller\":");
+    private static final byte[] J_CAST = Out.ascii(",\"cast\":true");
+    private static final byte[] J_DEF = Out.ascii("{\"k\":\"def\",\"frame\":");
+    private static final byte[] J_ELEM = Out.ascii("{\"elem\":");
+    private static final byte[] J_ENTER = Out.ascii("{\"k\":\"enter\",\"frame\":");
+    private static final byte[] J_EXIT = Out.ascii("{\"k\":\"exit\",\"frame\":");
+    private static final byte[] J_FIELD = Out.ascii("{\"field\":");
+    private static final byte[] J_FRAME = Out.ascii(",\"frame\":");
+    private static final byte[] J_FROM = Out.ascii(",\"from\":");
+    private static final byte[] J_HOW = Out.ascii(",\"how\":\"");
+    private static final byte[] J_HOW_CALL = Out.ascii(",\"how\":\"call\",\"callee\":");
+    private static final byte[] J_INDEX = Out.ascii(",\"index\":");
+    private static final byte[] J_LOCAL = Out.ascii("{\"local\":");
+    private static final byte[] J_LOCAL_HOW = Out.ascii("},\"how\":\"");
+    private static final byte[] J_LOCAL_HOW_CALL = Out.ascii("},\"how\":\"call\",\"callee\":");
+    private static final byte[] J_METHOD = Out.ascii(",\"method\":");
+    private static final byte[] J_NAME = Out.ascii(",\"name\":");
+    private static final byte[] J_NULL = Out.ascii(",\"null\":true");
+    private static final byte[] J_OBJ = Out.ascii(",\"obj\":");
+    private static final byte[] J_QUOTE_END = Out.ascii("\"}");
+    private static final byte[] J_RET = Out.ascii("{\"ret\":");
+    private static final byte[] J_ROLE = Out.ascii(",\"role\":\"");
+    private static final byte[] J_SITE = Out.ascii(",\"site\":");
+    private static final byte[] J_STATIC = Out.ascii("{\"static\":");
+    private static final byte[] J_STMT = Out.ascii(",\"stmt\":");
+    private static final byte[] J_TEST_LINE = Out.ascii(",\"test_line\":");
+    private static final byte[] J_THIS = Out.ascii(",\"this\":");
+    private static final byte[] J_THROW = Out.ascii(",\"throw\":");
+    private static final byte[] J_USE = Out.ascii("{\"k\":\"use\",\"frame\":");
+    private static final byte[] J_USES = Out.ascii(",\"uses\":[");
+    private static final byte[] J_USES_END = Out.ascii("]}");
+    private static final byte[] J_VALUES = Out.ascii(",\"values\":");
+    private static final byte[] J_VAR = Out.ascii(",\"var\":");
+    private static final byte[] J_VAR_LOCAL = Out.ascii(",\"var\":{\"local\":");
+    private static final byte[][] HOW_JSON = Out.ascii(HOW);
+    private static final byte[][] ROLE_JSON = Out.ascii(ROLE);
     /** Method flags for {@link #method}. */
     public static final int M_CTOR = 1, M_CLINIT = 2, M_LAMBDA = 4;
     /** Test phases (set by the runner): @Before methods, the test method, @After methods. */
@@ -1019,12 +1061,12 @@ public final class R {
             long mark = tests.mark();
             try {
                 Out o = tests;
-                o.a("{\"k\":\"enter\",\"frame\":").num(fid).a(",\"method\":").raw(m.qnameJson);
+                o.raw(J_ENTER).num(fid).raw(J_METHOD).raw(m.qnameJson);
                 if (caller != null) {
-                    o.a(",\"caller\":").num(caller.id);
-                    if ((matched || viaProxy) && caller.pendingSite >= 0) o.a(",\"site\":").num(caller.pendingSite);
+                    o.raw(J_CALLER).num(caller.id);
+                    if ((matched || viaProxy) && caller.pendingSite >= 0) o.raw(J_SITE).num(caller.pendingSite);
                 }
-                if (thisId != 0) o.a(",\"this\":").num(thisId);
+                if (thisId != 0) o.raw(J_THIS).num(thisId);
                 if (caller == null && !clinit) {
                     int line = siteLine(m, self);
                     if (line != NO_SITE) siteHits++;
@@ -1033,11 +1075,11 @@ public final class R {
                         siteWalks++;
                     }
                     if (line >= 0) {
-                        o.a(",\"test_line\":").num(line / 2);
-                        if ((line & 1) != 0) o.a(",\"callback\":true");
+                        o.raw(J_TEST_LINE).num(line / 2);
+                        if ((line & 1) != 0) o.raw(J_CALLBACK);
                     }
                 }
-                if (values != null && caller == null) o.a(",\"values\":").raw(values);
+                if (values != null && caller == null) o.raw(J_VALUES).raw(values);
                 o.b('}');
                 commit(ts);
             } catch (Throwable t) {
@@ -1071,14 +1113,14 @@ public final class R {
                 long pm = tests.mark();
                 try {
                     Out o = tests;
-                    o.a("{\"k\":\"def\",\"frame\":").num(fid).a(",\"stmt\":").num(m.entryStmt).a(",\"var\":{\"local\":")
+                    o.raw(J_DEF).num(fid).raw(J_STMT).num(m.entryStmt).raw(J_VAR_LOCAL)
                             .raw(namesJson.get(m.params[i])).b('}');
                     if (known && caller.aKind[j] != K_NONE) {
-                        o.a(",\"from\":");
+                        o.raw(J_FROM);
                         var(o, caller.aKind[j], caller.aName[j], caller.aX[j], caller.aY[j], caller.id);
                     } else {
                         int how = known ? caller.aHow[j] : H_PARAM;
-                        o.a(",\"how\":\"").a(HOW[how]).b('"');
+                        o.raw(J_HOW).raw(HOW_JSON[how]).b('"');
                     }
                     o.b('}');
                     commit(ts);
@@ -1301,8 +1343,8 @@ public final class R {
             if (write) {
                 long mark = tests.mark();
                 try {
-                    tests.a("{\"k\":\"exit\",\"frame\":").num(f.id);
-                    if (th != null) tests.a(",\"throw\":").str(th);
+                    tests.raw(J_EXIT).num(f.id);
+                    if (th != null) tests.raw(J_THROW).str(th);
                     tests.b('}');
                     commit(ts);
                 } catch (Throwable t) {
@@ -1385,8 +1427,8 @@ public final class R {
             if (h < 0 && temp >= 0 && accepting(ts)) {
                 long mark = tests.mark();
                 try {
-                    tests.a("{\"k\":\"def\",\"frame\":").num(frame).a(",\"stmt\":").num(stmt).a(",\"var\":{\"local\":")
-                            .raw(namesJson.get(temp)).a("},\"how\":\"call\",\"callee\":").raw(namesJson.get(callee)).b('}');
+                    tests.raw(J_DEF).num(frame).raw(J_STMT).num(stmt).raw(J_VAR_LOCAL)
+                            .raw(namesJson.get(temp)).raw(J_LOCAL_HOW_CALL).raw(namesJson.get(callee)).b('}');
                     commit(ts);
                 } catch (Throwable t) {
                     tests.rollback(mark);
@@ -1486,10 +1528,10 @@ public final class R {
         if (!accepting(ts)) return;
         long mark = tests.mark();
         try {
-            tests.a("{\"k\":\"use\",\"frame\":").num(frame).a(",\"stmt\":").num(stmt).a(",\"var\":");
+            tests.raw(J_USE).num(frame).raw(J_STMT).num(stmt).raw(J_VAR);
             var(tests, kind, name, x, y, -1);
-            if (role != ROLE_VALUE) tests.a(",\"role\":\"").a(ROLE[role]).b('"');
-            if (isNull) tests.a(",\"null\":true");
+            if (role != ROLE_VALUE) tests.raw(J_ROLE).raw(ROLE_JSON[role]).b('"');
+            if (isNull) tests.raw(J_NULL);
             tests.b('}');
             commit(ts);
         } catch (Throwable t) {
@@ -1602,8 +1644,8 @@ public final class R {
             if (!accepting(ts)) return;
             long mark = tests.mark();
             try {
-                tests.a("{\"k\":\"def\",\"frame\":").num(frame).a(",\"stmt\":").num(stmt).a(",\"var\":{\"local\":")
-                        .raw(namesJson.get(name)).a("},\"how\":\"").a(HOW[how]).a("\"}");
+                tests.raw(J_DEF).num(frame).raw(J_STMT).num(stmt).raw(J_VAR_LOCAL)
+                        .raw(namesJson.get(name)).raw(J_LOCAL_HOW).raw(HOW_JSON[how]).raw(J_QUOTE_END);
                 commit(ts);
             } catch (Throwable t) {
                 tests.rollback(mark);
@@ -1635,17 +1677,17 @@ public final class R {
             long mark = tests.mark();
             try {
                 Out o = tests;
-                o.a("{\"k\":\"def\",\"frame\":").num(frame).a(",\"stmt\":").num(stmt).a(",\"var\":");
+                o.raw(J_DEF).num(frame).raw(J_STMT).num(stmt).raw(J_VAR);
                 var(o, vk, vn, vx, vy, -1);
                 if (sk == K_RET && sx < 0) {
-                    o.a(",\"how\":\"call\",\"callee\":").raw(namesJson.get(sn));
+                    o.raw(J_HOW_CALL).raw(namesJson.get(sn));
                 } else if (sk != K_NONE) {
-                    o.a(",\"from\":");
+                    o.raw(J_FROM);
                     var(o, sk, sn, sx, sy, -1);
-                    if (cast) o.a(",\"cast\":true");
+                    if (cast) o.raw(J_CAST);
                 } else {
-                    o.a(",\"how\":\"").a(HOW[how]).b('"');
-                    if (how == H_CALL && sn >= 0) o.a(",\"callee\":").raw(namesJson.get(sn));
+                    o.raw(J_HOW).raw(HOW_JSON[how]).b('"');
+                    if (how == H_CALL && sn >= 0) o.raw(J_CALLEE).raw(namesJson.get(sn));
                 }
                 o.b('}');
                 commit(ts);
@@ -1672,7 +1714,7 @@ public final class R {
             long mark = tests.mark();
             try {
                 Out o = tests;
-                o.a("{\"k\":\"branch\",\"frame\":").num(frame).a(",\"stmt\":").num(stmt).a(",\"uses\":[");
+                o.raw(J_BRANCH).num(frame).raw(J_STMT).num(stmt).raw(J_USES);
                 boolean first = true;
                 if (k1 != K_NONE) {
                     var(o, k1, n1, x1, y1, -1);
@@ -1682,7 +1724,7 @@ public final class R {
                     if (!first) o.b(',');
                     var(o, k2, n2, x2, y2, -1);
                 }
-                o.a("]}");
+                o.raw(J_USES_END);
                 commit(ts);
             } catch (Throwable t) {
                 tests.rollback(mark);
@@ -1695,26 +1737,26 @@ public final class R {
         switch (kind) {
             case K_LOCAL:
             case K_TEMP:
-                o.a("{\"local\":").raw(namesJson.get(name));
-                if (frameOfLocal >= 0) o.a(",\"frame\":").num(frameOfLocal);
+                o.raw(J_LOCAL).raw(namesJson.get(name));
+                if (frameOfLocal >= 0) o.raw(J_FRAME).num(frameOfLocal);
                 o.b('}');
                 break;
             case K_FIELD:
-                o.a("{\"field\":").raw(namesJson.get(name)).a(",\"obj\":").num(x).b('}');
+                o.raw(J_FIELD).raw(namesJson.get(name)).raw(J_OBJ).num(x).b('}');
                 break;
             case K_STATIC:
-                o.a("{\"static\":").raw(namesJson.get(name)).b('}');
+                o.raw(J_STATIC).raw(namesJson.get(name)).b('}');
                 break;
             case K_ELEM:
-                o.a("{\"elem\":").num(x).a(",\"index\":").num(y);
-                if (name >= 0) o.a(",\"name\":").raw(namesJson.get(name));
+                o.raw(J_ELEM).num(x).raw(J_INDEX).num(y);
+                if (name >= 0) o.raw(J_NAME).raw(namesJson.get(name));
                 o.b('}');
                 break;
             case K_RET:
-                if (x >= 0) o.a("{\"ret\":").num(x).b('}');
+                if (x >= 0) o.raw(J_RET).num(x).b('}');
                 else {
-                    o.a("{\"local\":").raw(namesJson.get(name));
-                    if (frameOfLocal >= 0) o.a(",\"frame\":").num(frameOfLocal);
+                    o.raw(J_LOCAL).raw(namesJson.get(name));
+                    if (frameOfLocal >= 0) o.raw(J_FRAME).num(frameOfLocal);
                     o.b('}');
                 }
                 break;

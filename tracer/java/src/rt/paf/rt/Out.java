@@ -81,9 +81,17 @@ final class Out {
         if (rest > 0) System.arraycopy(buf, n, buf, 0, rest);
     }
 
-    /** Makes room for n more bytes of the current record. */
+    /**
+     * Makes room for n more bytes of the current record. The check alone, so that C1 inlines it
+     * into every append (with the flush in it, it was a call per append: docs/performance.md,
+     * "Eleventh round").
+     */
     private void ensure(int n) {
-        if (pos + n <= buf.length) return;
+        if (pos + n > buf.length) grow(n);
+    }
+
+    /** {@link #ensure}'s slow path: flushes the complete records, or grows the buffer. */
+    private void grow(int n) {
         try {
             flush(); // the complete records before this one
         } catch (IOException e) {

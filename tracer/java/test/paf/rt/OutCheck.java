@@ -8,8 +8,8 @@ import java.util.Random;
 
 /**
  * {@link Out#num} formats an int without a division (docs/performance.md, "Ninth round"), so every
- * digit count, both ends of the int range, the longs past it and a seeded sample are written and
- * compared with {@link Long#toString}. {@link Out#a} copies a literal's cached bytes: two strings
+ * digit count, both ends of the int range, the longs past it and a seeded sample are written (as
+ * longs, and those that are ints as ints too) and compared with {@link Long#toString}. {@link Out#a} copies a literal's cached bytes: two strings
  * whose hashes share a slot of the cache, and a string that is not a constant, must still come
  * out as their own text.
  *
@@ -36,10 +36,18 @@ public final class OutCheck {
         }
         for (int i = edges.length + 20; i < numbers.length; i++)
             numbers[i] = i % 2 == 0 ? random.nextInt() & Integer.MAX_VALUE : random.nextLong();
+        int ints = 0;
         for (long n : numbers) {
             out.num(n).b('\n');
             out.commit();
             expected.append(n).append("\n\n");
+            // num(int), which the runtime's int ids take, on every number that is an int
+            if (n == (int) n) {
+                out.num((int) n).b('\n');
+                out.commit();
+                expected.append(n).append("\n\n");
+                ints++;
+            }
         }
         // "Aa" and "BB" have the same hash, so they share the literal cache's slot
         String[] literals = {"Aa", "BB", "Aa", new String("BB".toCharArray()), "{\"k\":\"use\",\"frame\":", "BB"};
@@ -56,7 +64,7 @@ public final class OutCheck {
                 if (!g[i].equals(e[i])) throw new AssertionError("line " + (i + 1) + ": wrote " + g[i] + ", expected " + e[i]);
             throw new AssertionError("wrote " + g.length + " lines, expected " + e.length);
         }
-        System.out.println("ok: " + numbers.length + " numbers as Long.toString writes them, " + literals.length
+        System.out.println("ok: " + numbers.length + " numbers (" + ints + " ints also as ints) as Long.toString writes them, " + literals.length
                 + " literals as their text (two sharing a cache slot)");
     }
 }

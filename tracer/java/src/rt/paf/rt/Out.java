@@ -196,30 +196,39 @@ final class Out {
         return this;
     }
 
+    /**
+     * An int's digits: frame, object and statement ids are ints, and this path has no long
+     * comparisons (num(long) sends a long that fits here too).
+     */
+    Out num(int w) {
+        if (w < 0) return num((long) w);
+        ensure(10);
+        // C1 divides by 10 with a division instruction, twice per digit (the quotient and the
+        // remainder): a multiplication by 2^35 / 10, rounded up, and a shift give the same
+        // quotient for any non-negative int (docs/performance.md, "Ninth round": the division
+        // was a tenth of the tracer's time on la4j)
+        int end = pos + digits(w);
+        int p = end;
+        byte[] b = buf;
+        while (w >= 10) {
+            int q = (int) ((w * 0xCCCCCCCDL) >>> 35);
+            b[--p] = (byte) ('0' + (w - q * 10));
+            w = q;
+        }
+        b[--p] = (byte) ('0' + w);
+        pos = end;
+        return this;
+    }
+
     Out num(long v) {
+        if (v >= 0 && v <= Integer.MAX_VALUE) return num((int) v);
         ensure(20);
         if (v == Long.MIN_VALUE) return a("-9223372036854775808");
         if (v < 0) {
             buf[pos++] = '-';
             v = -v;
         }
-        if (v <= Integer.MAX_VALUE) {
-            // ids and counts fit an int. C1 divides by 10 with a division instruction, twice per
-            // digit (the quotient and the remainder): a multiplication by 2^35 / 10, rounded up,
-            // and a shift give the same quotient for any non-negative int (docs/performance.md,
-            // "Ninth round": the division was a tenth of the tracer's time on la4j)
-            int w = (int) v;
-            int end = pos + digits(w);
-            int p = end;
-            while (w >= 10) {
-                int q = (int) ((w * 0xCCCCCCCDL) >>> 35);
-                buf[--p] = (byte) ('0' + (w - q * 10));
-                w = q;
-            }
-            buf[--p] = (byte) ('0' + w);
-            pos = end;
-            return this;
-        }
+        if (v <= Integer.MAX_VALUE) return num((int) v);
         int start = pos;
         // C1 compiles a long division into a runtime call; numbers this large are rare
         for (; v > 0; v /= 10) buf[pos++] = (byte) ('0' + (v % 10));

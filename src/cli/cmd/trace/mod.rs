@@ -501,7 +501,8 @@ fn exchange(a: &Path, b: &Path) -> std::io::Result<bool> {
 
 /// Flags of the short-lived JVM paf starts (the supervisor, the static analysis in it): C1
 /// alone and a serial collector, since C2 and a parallel collector spend a core on a run of
-/// seconds (docs/performance.md, "The tracer").
+/// seconds (docs/performance.md, "The tracer"). The worker, whose tests may fill a heap, has the
+/// parallel one (`worker::WORKER_GC`; docs/performance.md, "Eleventh round").
 const SHORT_JVM: [&str; 2] = ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"];
 
 /// What the supervisor JVM did.

@@ -157,7 +157,7 @@ impl Encoder {
                 out,
                 flate2::Compression::fast(),
             )),
-            Compression::Zstd => Encoder::Zstd(zstd::Encoder::new(out, 3)?),
+            Compression::Zstd => Encoder::Zstd(zstd::Encoder::new(out, super::write::ZSTD_LEVEL)?),
         })
     }
 

@@ -103,7 +103,7 @@ pub struct JavaArgs {
     /// Write the bundle's files gzip-compressed (tests.jsonl.gz, ...) instead of zstd.
     #[arg(long, conflicts_with = "zstd")]
     pub gzip: bool,
-    /// Write the bundle's files zstd-compressed (tests.jsonl.zst, ...: level 3, on every
+    /// Write the bundle's files zstd-compressed (tests.jsonl.zst, ...: level 1, on every
     /// core). The default: about 20 times smaller than plain, and as fast to write and read.
     #[arg(long)]
     pub zstd: bool,

@@ -38,8 +38,8 @@ impl Compression {
 }
 
 /// The zstd level of every file paf compresses. Level 1 rather than zstd's default 3: on the
-/// Java tracer's traces of real suites it is both faster (a quarter to a third less CPU) and
-/// smaller (2 to 23%): la4j's 1.87 GB tests file 63.7 MB in 1.35 s against 82.7 MB in 1.8 s
+/// Java tracer's traces of four real suites it is both faster (13 to 33% less CPU) and smaller
+/// (2 to 23%): la4j's 1.87 GB tests file 63.7 MB in 1.35 s against 82.7 MB in 1.8 s
 /// (docs/performance.md, "Eleventh round").
 pub const ZSTD_LEVEL: i32 = 1;
 

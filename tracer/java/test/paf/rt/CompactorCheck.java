@@ -1,4 +1,4 @@
-//! A check of the compactor's names (tracer/java/e2e.sh runs it): a name written plain and the same name escaped are one variable, two texts are two.
+//! A check of the compactor (tracer/java/e2e.sh runs it): a name written plain and the same name escaped are one variable, two texts are two; with the writer's log of record ends or without, the same records are kept.
 package paf.rt;
 
 import java.io.File;
@@ -13,34 +13,92 @@ import java.util.List;
  * anyway, and the second def is the reaching one at the end). So the first def survives exactly
  * when the read names the same local as the def. The compactor matches names on their bytes;
  * an escaped token must still meet the plain token of the same text (docs/performance.md,
- * "Ninth round").
+ * "Ninth round"). Each case runs without the writer's log of record ends, with it, and with a
+ * log that does not match the file; all three must keep the same records, and the log after the
+ * rewrite must be the new file's (docs/performance.md, "Twelfth round").
  *
  * <p>usage: java -cp paf-rt.jar:DIR paf.rt.CompactorCheck WORKDIR
  */
 public final class CompactorCheck {
     private CompactorCheck() {}
 
+    /** How the compactor finds the records' ends. */
+    enum Log {
+        /** no log kept: it searches for line ends */
+        NONE,
+        /** the writer's log */
+        KEPT,
+        /** a log with a record's end one byte off: it must notice, and search */
+        WRONG,
+        /** a log without a record's end (two lines for one record): it must notice, and search */
+        MISSING
+    }
+
     /** Whether the first def survives when the def writes {@code def} and the use reads {@code use} (JSON tokens). */
     static boolean firstDefKept(File dir, String def, String use) throws Exception {
-        File f = new File(dir, "events.jsonl");
-        f.delete();
-        Out out = new Out(f, false, 1 << 16);
-        List<String> lines = new ArrayList<>();
-        lines.add("{\"k\":\"enter\",\"frame\":1,\"method\":\"C.m\"}");
-        lines.add("{\"k\":\"def\",\"frame\":1,\"stmt\":1,\"var\":{\"local\":" + def + "},\"how\":\"const\"}");
-        lines.add("{\"k\":\"use\",\"frame\":1,\"stmt\":2,\"var\":{\"local\":" + use + "},\"role\":\"deref\"}");
-        lines.add("{\"k\":\"def\",\"frame\":1,\"stmt\":3,\"var\":{\"local\":" + def + "},\"how\":\"const\"}");
-        for (int i = 0; i < 100; i++) lines.add("{\"k\":\"branch\",\"frame\":1,\"stmt\":4,\"uses\":[]}");
-        for (String l : lines) {
-            out.raw(l.getBytes(StandardCharsets.UTF_8)).b('\n');
-            out.commit();
+        Boolean kept = null;
+        String file = null;
+        for (Log log : Log.values()) {
+            File f = new File(dir, "events.jsonl");
+            f.delete();
+            Out out = new Out(f, false, 1 << 16);
+            if (log != Log.NONE) out.logFrom(0);
+            List<String> lines = new ArrayList<>();
+            lines.add("{\"k\":\"enter\",\"frame\":1,\"method\":\"C.m\"}");
+            lines.add("{\"k\":\"def\",\"frame\":1,\"stmt\":1,\"var\":{\"local\":" + def + "},\"how\":\"const\"}");
+            lines.add("{\"k\":\"use\",\"frame\":1,\"stmt\":2,\"var\":{\"local\":" + use + "},\"role\":\"deref\"}");
+            lines.add("{\"k\":\"def\",\"frame\":1,\"stmt\":3,\"var\":{\"local\":" + def + "},\"how\":\"const\"}");
+            for (int i = 0; i < 100; i++) lines.add("{\"k\":\"branch\",\"frame\":1,\"stmt\":4,\"uses\":[]}");
+            for (String l : lines) {
+                out.mark();
+                out.raw(l.getBytes(StandardCharsets.UTF_8));
+                out.commit();
+                out.logEnd(); // as R.commit does
+            }
+            out.flush();
+            if (log == Log.WRONG) {
+                // one record's end moved by a byte: the ends still add up to the file's length
+                int[] ends = out.loggedEnds().clone();
+                ends[1]++;
+                out.relog(ends, out.logged(0));
+            } else if (log == Log.MISSING) {
+                // the second record's end left out: every end logged is still a line's end
+                int n = out.logged(0);
+                int[] ends = new int[n - 1];
+                ends[0] = out.loggedEnds()[0];
+                System.arraycopy(out.loggedEnds(), 2, ends, 1, n - 2);
+                out.relog(ends, n - 1);
+            }
+            long n = Compactor.compact(out, 0, 1000);
+            out.flush();
+            List<String> after = Files.readAllLines(f.toPath(), StandardCharsets.UTF_8);
+            if (after.size() != n) throw new AssertionError(log + ": compact said " + n + " kept, the file has " + after.size());
+            checkLog(out, f, log);
+            String text = new String(Files.readAllBytes(f.toPath()), StandardCharsets.UTF_8);
+            boolean k = after.contains(lines.get(1));
+            if (kept == null) {
+                kept = k;
+                file = text;
+            } else if (kept != k || !file.equals(text)) {
+                throw new AssertionError(log + ": the compactor kept other records than without a log");
+            }
         }
-        out.flush();
-        long kept = Compactor.compact(out, 0, 1000);
-        out.flush();
-        List<String> after = Files.readAllLines(f.toPath(), StandardCharsets.UTF_8);
-        if (after.size() != kept) throw new AssertionError("compact said " + kept + " kept, the file has " + after.size());
-        return after.contains(lines.get(1));
+        return kept;
+    }
+
+    /** After a compaction, the writer's log (if it keeps one) holds the ends of the file's records. */
+    private static void checkLog(Out out, File f, Log log) throws Exception {
+        int n = out.logged(0);
+        if (log == Log.NONE) {
+            if (n != -1) throw new AssertionError("a log after compacting without one");
+            return;
+        }
+        byte[] b = Files.readAllBytes(f.toPath());
+        int k = 0;
+        for (int i = 0; i < b.length; i++)
+            if (b[i] == '\n' && (k >= n || out.loggedEnds()[k++] != i + 1))
+                throw new AssertionError(log + ": the log after compacting is not the file's record ends");
+        if (k != n) throw new AssertionError(log + ": the log after compacting has " + n + " records, the file " + k);
     }
 
     private static void expect(File dir, String what, String def, String use, boolean kept) throws Exception {

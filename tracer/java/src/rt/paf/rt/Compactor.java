@@ -7,8 +7,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The event cap without losing the crash (docs/java.md, "Class initializers and the event cap").
@@ -36,22 +34,46 @@ final class Compactor {
 
     private static final int ENTER = 1, EXIT = 2, DEF = 3, USE = 4, BRANCH = 5, ALLOC = 6, OTHER = 7;
     /** The record kinds, in the order of ENTER .. ALLOC. */
-    private static final byte[][] KINDS = ascii("enter", "exit", "def", "use", "branch", "alloc");
+    private static final Keys KINDS = new Keys("enter", "exit", "def", "use", "branch", "alloc");
     /** The keys of a record the compactor reads, and their indexes. */
-    private static final byte[][] RECORD_KEYS = ascii("k", "frame", "caller", "stmt", "method", "obj", "length", "var",
-            "from", "uses", "fields");
+    private static final Keys RECORD_KEYS = new Keys("k", "frame", "caller", "stmt", "method", "obj", "length", "var",
+            "from", "uses", "fields",
+            // keys it skips, known so that they are matched rather than scanned as unknown ones
+            "role", "site", "this", "how");
     private static final int R_K = 0, R_FRAME = 1, R_CALLER = 2, R_STMT = 3, R_METHOD = 4, R_OBJ = 5, R_LENGTH = 6,
             R_VAR = 7, R_FROM = 8, R_USES = 9, R_FIELDS = 10;
     /** The keys of a variable object, and their indexes. */
-    private static final byte[][] VAR_KEYS = ascii("local", "field", "static", "name", "frame", "obj", "elem", "index", "ret");
+    private static final Keys VAR_KEYS = new Keys("local", "field", "static", "name", "frame", "obj", "elem", "index", "ret",
+            "null"); // skipped
     private static final int V_LOCAL = 0, V_FIELD = 1, V_STATIC = 2, V_NAME = 3, V_FRAME = 4, V_OBJ = 5, V_ELEM = 6,
             V_INDEX = 7, V_RET = 8;
-    private static final byte[][] FIELD_KEY = ascii("field");
+    private static final Keys FIELD_KEY = new Keys("field");
 
     private static byte[][] ascii(String... s) {
         byte[][] out = new byte[s.length][];
         for (int k = 0; k < s.length; k++) out[k] = s[k].getBytes(StandardCharsets.US_ASCII);
         return out;
+    }
+
+    /**
+     * A set of keys, each looked for where its first byte says it may be, rather than every key
+     * compared in turn with a key read first (the compactor reads five to eight keys a record).
+     */
+    private static final class Keys {
+        final byte[][] keys;
+        /** First byte (ASCII) -> the indexes of the keys that start with it. */
+        final int[][] byFirst = new int[128][];
+
+        Keys(String... names) {
+            keys = ascii(names);
+            for (int c = 0; c < 128; c++) {
+                int n = 0;
+                for (byte[] k : keys) if (k[0] == c) n++;
+                byFirst[c] = new int[n];
+                n = 0;
+                for (int k = 0; k < keys.length; k++) if (keys[k][0] == c) byFirst[c][n++] = k;
+            }
+        }
     }
 
     private static final int TAIL = 64;
@@ -64,23 +86,43 @@ final class Compactor {
      * {@code limit} would be kept (the file is then unchanged).
      */
     static long compact(Out out, long start, long limit) throws IOException {
+        int logged = out.logged(start);
+        if (logged > 0) {
+            try {
+                return compact(out, start, limit, out.loggedEnds(), logged);
+            } catch (LogMismatch e) {
+                // the log and the file disagree (a failure between them): find the line ends instead
+            }
+        }
+        return compact(out, start, limit, null, 0);
+    }
+
+    /** {@link #compact(Out, long, long)} with the records' ends from the writer's log, or ({@code ends == null}) searched for. */
+    private static long compact(Out out, long start, long limit, int[] ends, int records) throws IOException {
         File file = out.file();
         long end = out.position();
+        if (ends != null && ends[records - 1] != end - start) throw new LogMismatch();
         Graph g = new Graph();
-        try (Lines lines = new Lines(file, start, end)) {
+        g.strict = ends != null;
+        try (Lines lines = new Lines(file, start, end, ends, records)) {
             while (lines.next()) g.add(lines);
         }
         boolean[] keep = g.keep();
-        long kept = 0;
+        int kept = 0;
         for (int i = 0; i < g.n; i++) if (keep[i]) kept++;
         if (kept > limit) return -1;
+        int[] newEnds = new int[Math.max(16, kept)];
         File tmp = new File(file.getPath() + ".compact");
-        try (Lines lines = new Lines(file, start, end); OutputStream o = new FileOutputStream(tmp)) {
+        try (Lines lines = new Lines(file, start, end, ends, records); OutputStream o = new FileOutputStream(tmp)) {
             byte[] buf = new byte[1 << 16];
-            int n = 0;
+            int n = 0, k = 0;
+            long at = 0;
             for (int i = 0; lines.next(); i++) {
                 if (!keep[i]) continue;
                 int len = lines.end - lines.start + 1;
+                at += len;
+                // a record end past 2 GiB from the start: the log ends there (found by search next time)
+                newEnds[k++] = at > Integer.MAX_VALUE ? -1 : (int) at;
                 if (n + len > buf.length) {
                     o.write(buf, 0, n);
                     n = 0;
@@ -96,6 +138,7 @@ final class Compactor {
             }
             o.write(buf, 0, n);
         }
+        boolean logging = out.logged(start) >= 0;
         out.truncate(start);
         try (InputStream in = new FileInputStream(tmp)) {
             byte[] b = new byte[1 << 16];
@@ -103,18 +146,34 @@ final class Compactor {
             while ((n = in.read(b)) > 0) out.appendRaw(b, 0, n);
         }
         tmp.delete();
+        if (logging) out.relog(newEnds, kept > 0 && newEnds[kept - 1] < 0 ? -1 : kept);
         return kept;
     }
 
-    /** The lines of a file region: {@code buf[start, end)} is the current line, without its line end. */
+    /** The writer's log of record ends does not match the file. */
+    private static final class LogMismatch extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        LogMismatch() {
+            super("the record log does not match the file", null, false, false);
+        }
+    }
+
+    /**
+     * The lines of a file region: {@code buf[start, end)} is the current line, without its line
+     * end. With the writer's log of record ends, a line's end is looked up rather than searched.
+     */
     private static final class Lines implements AutoCloseable {
         private final InputStream in;
         private long left;
         byte[] buf = new byte[1 << 16];
         private int len, pos;
         int start, end;
+        private final int[] ends;
+        private final int records;
+        private int k;
 
-        Lines(File f, long from, long to) throws IOException {
+        Lines(File f, long from, long to, int[] ends, int records) throws IOException {
             in = new FileInputStream(f);
             long skipped = 0;
             while (skipped < from) {
@@ -123,9 +182,12 @@ final class Compactor {
                 skipped += s;
             }
             left = to - from;
+            this.ends = ends;
+            this.records = records;
         }
 
         boolean next() throws IOException {
+            if (ends != null) return nextLogged();
             while (true) {
                 for (int i = pos; i < len; i++)
                     if (buf[i] == '\n') {
@@ -134,27 +196,48 @@ final class Compactor {
                         pos = i + 1;
                         return true;
                     }
-                // no line end in the buffer: move the rest to the front and read more
-                int rest = len - pos;
-                if (rest > 0 && pos > 0) System.arraycopy(buf, pos, buf, 0, rest);
-                len = rest;
-                pos = 0;
-                if (len == buf.length) buf = java.util.Arrays.copyOf(buf, buf.length * 2);
-                if (left <= 0) {
-                    if (len == 0) return false;
-                    start = 0;
+                if (!more()) {
+                    if (len == pos) return false;
+                    start = pos;
                     end = len; // a last line without its line end
                     pos = len;
                     return true;
                 }
-                int n = in.read(buf, len, (int) Math.min(buf.length - len, left));
-                if (n <= 0) {
-                    left = 0;
-                    continue;
-                }
-                len += n;
-                left -= n;
             }
+        }
+
+        private boolean nextLogged() throws IOException {
+            if (k == records) {
+                if (pos < len || left > 0) throw new LogMismatch();
+                return false;
+            }
+            int size = ends[k] - (k == 0 ? 0 : ends[k - 1]);
+            if (size <= 0) throw new LogMismatch();
+            while (len - pos < size) if (!more()) throw new LogMismatch();
+            start = pos;
+            end = pos + size - 1;
+            if (buf[end] != '\n') throw new LogMismatch();
+            pos += size;
+            k++;
+            return true;
+        }
+
+        /** Moves the unread bytes to the front and reads more after them; false at the region's end. */
+        private boolean more() throws IOException {
+            int rest = len - pos;
+            if (rest > 0 && pos > 0) System.arraycopy(buf, pos, buf, 0, rest);
+            len = rest;
+            pos = 0;
+            if (len == buf.length) buf = java.util.Arrays.copyOf(buf, buf.length * 2);
+            if (left <= 0) return false;
+            int n = in.read(buf, len, (int) Math.min(buf.length - len, left));
+            if (n <= 0) {
+                left = 0;
+                return false;
+            }
+            len += n;
+            left -= n;
+            return true;
         }
 
         @Override
@@ -194,7 +277,19 @@ final class Compactor {
             this.end = end;
         }
 
+        // Small enough for C1 to inline (35 bytes of bytecode): the agent writes no whitespace
+        // between tokens, so the call that skips it is made only when the byte is not the one
+        // expected (a call to ws per token was a tenth of the compactor: docs/performance.md,
+        // "Twelfth round").
         boolean eat(char c) {
+            if (i < end && b[i] == c) {
+                i++;
+                return true;
+            }
+            return eatAfterWs(c);
+        }
+
+        private boolean eatAfterWs(char c) {
             ws();
             if (i < end && b[i] == c) {
                 i++;
@@ -209,7 +304,7 @@ final class Compactor {
 
         /** The id of a name (a string token): equal decoded strings, equal ids. */
         int name() {
-            ws();
+            if (i < end && b[i] <= ' ') ws();
             int s = ++i; // past '"'
             boolean plain = true;
             while (i < end && b[i] != '"') {
@@ -243,25 +338,32 @@ final class Compactor {
          * A key (a string token, the opening quote at i): its index in {@code keys}, or -1 for
          * any other key (keys hold no escapes).
          */
-        int key(byte[][] keys) {
-            ws();
+        int key(Keys keys) {
+            if (i < end && b[i] <= ' ') ws();
             int s = ++i; // past '"'
-            while (i < end && b[i] != '"') i += b[i] == '\\' ? 2 : 1;
-            int len = Math.min(i, end) - s;
-            i++; // '"'
-            // a loop of our own: C1, the tracer's only compiler, calls Arrays.equals out of line
-            next:
-            for (int k = 0; k < keys.length; k++) {
-                byte[] x = keys[k];
-                if (x.length != len) continue;
-                for (int j = 0; j < len; j++) if (x[j] != b[s + j]) continue next;
-                return k;
+            // the candidates first: a key and then its closing quote (an escaped key is none of
+            // them, as before: keys are matched on their bytes). C1 inlines no method with a
+            // loop, so the comparison is written out here.
+            if (s < end) {
+                int[] cands = keys.byFirst[b[s] & 127];
+                next:
+                for (int c = 0; c < cands.length; c++) {
+                    byte[] x = keys.keys[cands[c]];
+                    int e = s + x.length;
+                    if (e >= end || b[e] != '"') continue;
+                    for (int j = 1; j < x.length; j++) if (x[j] != b[s + j]) continue next;
+                    if (b[s] < 0) continue; // a byte past ASCII, masked to a candidate's first
+                    i = e + 1;
+                    return cands[c];
+                }
             }
+            while (i < end && b[i] != '"') i += b[i] == '\\' ? 2 : 1;
+            i++; // '"'
             return -1;
         }
 
         long number() {
-            ws();
+            if (i < end && b[i] <= ' ') ws();
             boolean neg = i < end && b[i] == '-';
             if (neg) i++;
             long v = 0;
@@ -271,7 +373,7 @@ final class Compactor {
 
         /** Skips any value. */
         void skip() {
-            ws();
+            if (i < end && b[i] <= ' ') ws();
             if (i >= end) return;
             byte c = b[i];
             if (c == '"') {
@@ -367,9 +469,12 @@ final class Compactor {
         final LongIntMap reaching = new LongIntMap(); // (kind, a) x b -> defining event
         /** The DUAs seen: (def statement, use statement) x variable name. */
         final LongIntMap duas = new LongIntMap();
-        final List<Integer> roots = new ArrayList<>();
+        final Ints roots = new Ints();
         final Scanner sc = new Scanner();
         final Var v1 = new Var(), v2 = new Var();
+        int[] fieldIds = new int[16];
+        /** The records come from the writer's log: each must be one object, or the log is wrong. */
+        boolean strict;
 
         void add(Lines line) {
             if (n == kind.length) grow();
@@ -381,10 +486,12 @@ final class Compactor {
             long frame = -1, caller = -1, obj = -1;
             boolean hasCaller = false, length = false;
             int method = -1;
-            List<Integer> fields = null;
+            int fields = -1; // the alloc's field names in fieldIds[0, fields); -1: no "fields"
             Var var = null, from = null;
             boolean first = true;
+            FrameInfo fi = null;
             if (!s.eat('{')) {
+                if (strict) throw new LogMismatch();
                 roots.add(i);
                 finish(i, k, (int) frame, st);
                 return;
@@ -394,7 +501,7 @@ final class Compactor {
                 s.eat(':');
                 switch (key) {
                     case R_K: {
-                        s.ws();
+                        if (s.i < s.end && s.b[s.i] <= ' ') s.ws();
                         if (s.i < s.end && s.b[s.i] == '"') {
                             // the kinds' indexes in KINDS are ENTER - 1 .. ALLOC - 1
                             int kk = s.key(KINDS);
@@ -414,7 +521,7 @@ final class Compactor {
                     case R_VAR: s.var(v1); var = v1; break;
                     case R_FROM: s.var(v2); from = v2; break;
                     case R_USES: {
-                        finishHeader(i, k, frame, st);
+                        fi = finishHeader(i, k, frame, st);
                         first = false;
                         if (s.eat('[') && !s.eat(']')) {
                             do {
@@ -426,14 +533,17 @@ final class Compactor {
                         break;
                     }
                     case R_FIELDS: {
-                        fields = new ArrayList<>();
+                        fields = 0;
                         if (s.eat('[') && !s.eat(']')) {
                             do {
                                 s.eat('{');
                                 do {
                                     int fk = s.key(FIELD_KEY);
                                     s.eat(':');
-                                    if (fk == 0) fields.add(s.name());
+                                    if (fk == 0) {
+                                        if (fields == fieldIds.length) fieldIds = java.util.Arrays.copyOf(fieldIds, fields * 2);
+                                        fieldIds[fields++] = s.name();
+                                    }
                                     else s.skip();
                                 } while (s.eat(','));
                                 s.eat('}');
@@ -445,8 +555,10 @@ final class Compactor {
                     default: s.skip();
                 }
             } while (s.eat(','));
-            if (first) finishHeader(i, k, frame, st);
-            FrameInfo fi = frames.get(frame);
+            // a record from the writer's log is one object: anything after it, and the log missed
+            // a record end
+            if (strict && !(s.eat('}') && s.i == s.end)) throw new LogMismatch();
+            if (first) fi = finishHeader(i, k, frame, st);
             switch (k) {
                 case ENTER: {
                     FrameInfo nf = new FrameInfo();
@@ -472,7 +584,7 @@ final class Compactor {
                     if (fi != null) fi.lastBranch = i;
                     break;
                 case ALLOC:
-                    if (fields != null) for (int f : fields) reaching.put(K_FIELD, obj, f, i);
+                    for (int f = 0; f < fields; f++) reaching.put(K_FIELD, obj, fieldIds[f], i);
                     if (length) reaching.put(K_ARRAY, obj, 0, i);
                     break;
                 default:
@@ -482,12 +594,15 @@ final class Compactor {
             depStart[i + 1] = depCount;
         }
 
-        private void finishHeader(int i, int k, long frame, int st) {
+        /** Sets the record's kind, frame and statement; returns its frame's info (null for an enter, which starts a frame). */
+        private FrameInfo finishHeader(int i, int k, long frame, int st) {
             kind[i] = k;
             frameOf[i] = (int) frame;
             stmt[i] = st;
+            if (k == ENTER) return null;
             FrameInfo fi = frames.get(frame);
-            if (fi != null && k != ENTER) dep(fi.enter);
+            if (fi != null) dep(fi.enter);
+            return fi;
         }
 
         private void finish(int i, int k, int frame, int st) {
@@ -571,9 +686,9 @@ final class Compactor {
             });
             for (int i = Math.max(0, n - TAIL); i < n; i++) roots.add(i);
             boolean[] keep = new boolean[n];
-            int[] work = new int[Math.max(16, roots.size())];
+            int[] work = new int[Math.max(16, roots.n)];
             int top = 0;
-            for (int r : roots) work[top++] = r;
+            for (int r = 0; r < roots.n; r++) work[top++] = roots.a[r];
             while (top > 0) {
                 int i = work[--top];
                 if (i < 0 || i >= n || keep[i]) continue;
@@ -591,6 +706,17 @@ final class Compactor {
                 }
             }
             return keep;
+        }
+    }
+
+    /** A growing list of ints (no boxing: the roots are many, one per live definition). */
+    private static final class Ints {
+        int[] a = new int[1 << 10];
+        int n;
+
+        void add(int v) {
+            if (n == a.length) a = java.util.Arrays.copyOf(a, n * 2);
+            a[n++] = v;
         }
     }
 

@@ -51,7 +51,10 @@ final class Out {
     /** Forgets the record started at {@code mark} (always still in the buffer). */
     void rollback(long mark) {
         int p = (int) (mark - fileOffset);
-        if (p >= 0 && p <= pos) pos = p;
+        if (p >= 0 && p <= pos) {
+            pos = p;
+            unlog(mark); // a committed record rolled back by a caller that failed after the commit
+        }
         recStart = pos;
     }
 
@@ -60,6 +63,64 @@ final class Out {
         ensure(1);
         buf[pos++] = '\n';
         recStart = pos;
+    }
+
+    // ---- the record ends of the current test, for the compactor ----
+    // The compactor reads every record of a test at the event cap, twice; finding each line's
+    // end one byte at a time was a fifth of its time (docs/performance.md, "Twelfth round").
+    // The log holds the records committed since the base and still in the file or the buffer:
+    // R.commit adds each event's end after its commit (the common case written out there, not
+    // here: with it, commit was too large for C1 to inline, two calls an event, +0.14 s on
+    // la4j's 21 million), rollback and truncate take away, the compactor replaces (relog). A
+    // record committed without its end in the log makes the compactor find two lines where it
+    // expects one record: it notices and searches for the line ends instead.
+
+    /** The ends of the records committed since {@link #logBase}, as offsets from it; null until {@link #logFrom}. */
+    int[] ends;
+    /** How many of {@link #ends} hold; -1: no log (none started, or a record ended 2 GiB or more past the base). */
+    int nEnds = -1;
+    long logBase;
+
+    /** Keeps the ends of the records committed from {@code at} (a record boundary) on. */
+    void logFrom(long at) {
+        if (ends == null) ends = new int[1 << 10];
+        logBase = at;
+        nEnds = 0;
+    }
+
+    /** Logs the end of the record just committed (R.commit: when the array is full or the end far). */
+    void logEnd() {
+        if (nEnds < 0) return;
+        long e = position() - logBase;
+        if (e > Integer.MAX_VALUE) {
+            nEnds = -1;
+            return;
+        }
+        if (nEnds == ends.length) ends = java.util.Arrays.copyOf(ends, nEnds * 2);
+        ends[nEnds++] = (int) e;
+    }
+
+    /** Forgets the records logged past {@code at} (absolute): they are cut off. */
+    private void unlog(long at) {
+        if (nEnds < 0) return;
+        long rel = at - logBase;
+        while (nEnds > 0 && ends[nEnds - 1] > rel) nEnds--;
+        if (rel < 0) nEnds = -1;
+    }
+
+    /** The number of records logged since {@code at}, whose ends {@link #loggedEnds} holds; -1: no log from there. */
+    int logged(long at) {
+        return at == logBase ? nEnds : -1;
+    }
+
+    int[] loggedEnds() {
+        return ends;
+    }
+
+    /** The log after the compactor rewrote the records since the base: {@code n} records ending at {@code e}. */
+    void relog(int[] e, int n) {
+        ends = e;
+        nEnds = n;
     }
 
     /** Whether the buffer is full enough to be written out at the next record boundary. */
@@ -108,6 +169,7 @@ final class Out {
      * initializer's rolled-back events and for compaction.
      */
     void truncate(long at) throws IOException {
+        unlog(at);
         if (at >= fileOffset) {
             pos = (int) (at - fileOffset);
             recStart = pos;

@@ -494,6 +494,7 @@ public final class R {
                 throw t;
             }
             testStart = tests.position();
+            tests.logFrom(testStart);
             active = true;
             recording = true;
         }
@@ -736,7 +737,17 @@ public final class R {
 
     /** Ends an event record: counts it, then compacts the test when it reached the cap. */
     private static void commit(TState ts) {
-        tests.commit();
+        Out t = tests;
+        t.commit();
+        // the event's end in the compactor's log (Out.logEnd's common case, written out here)
+        int ne = t.nEnds;
+        if (ne >= 0) {
+            long e = t.position() - t.logBase;
+            if (ne < t.ends.length && e <= Integer.MAX_VALUE) {
+                t.ends[ne] = (int) e;
+                t.nEnds = ne + 1;
+            } else t.logEnd();
+        }
         events++;
         seq++;
         if (ts.initDepth > 0 && initThread == Thread.currentThread()) {

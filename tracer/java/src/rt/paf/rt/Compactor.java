@@ -455,6 +455,37 @@ final class Compactor {
         int enter = -1, exit = -1, lastBranch = -1;
         boolean top;
         int method = -1;
+        /**
+         * The frame's locals: name ids, and the event of the definition reaching each, in
+         * [0, nLocals). Kept here rather than in the map of all variables, which grew by every
+         * frame's locals (a million entries and more per compaction in joda-time: docs/performance.md,
+         * "Twelfth round"); a frame has a few.
+         */
+        int[] localNames, localDefs;
+        int nLocals;
+
+        /** The event of the definition reaching local {@code name}, or -1. */
+        int local(int name) {
+            for (int k = 0; k < nLocals; k++) if (localNames[k] == name) return localDefs[k];
+            return -1;
+        }
+
+        void setLocal(int name, int event) {
+            for (int k = 0; k < nLocals; k++)
+                if (localNames[k] == name) {
+                    localDefs[k] = event;
+                    return;
+                }
+            if (localNames == null) {
+                localNames = new int[4];
+                localDefs = new int[4];
+            } else if (nLocals == localNames.length) {
+                localNames = java.util.Arrays.copyOf(localNames, nLocals * 2);
+                localDefs = java.util.Arrays.copyOf(localDefs, nLocals * 2);
+            }
+            localNames[nLocals] = name;
+            localDefs[nLocals++] = event;
+        }
     }
 
     /** The events of the test and what each depends on. */
@@ -627,8 +658,17 @@ final class Compactor {
         }
 
         private void put(Var v, long frame, int i) {
-            long a = v.kind == K_LOCAL && !v.explicitFrame ? frame : v.a;
-            long b = v.kind == K_LOCAL || v.kind == K_FIELD || v.kind == K_STATIC ? v.nameId : v.b;
+            if (v.kind == K_LOCAL) {
+                long a = v.explicitFrame ? v.a : frame;
+                // a frame's id is new at its enter record (the agent numbers frames from one
+                // counter), so a local of a known frame was never put in the map below
+                FrameInfo f = frames.get(a);
+                if (f != null) f.setLocal(v.nameId, i);
+                else reaching.put(K_LOCAL, a, v.nameId, i);
+                return;
+            }
+            long a = v.a;
+            long b = v.kind == K_FIELD || v.kind == K_STATIC ? v.nameId : v.b;
             if (v.kind == K_STATIC) a = 0;
             if (v.kind >= 0) reaching.put(v.kind, a, b, i);
         }
@@ -640,11 +680,18 @@ final class Compactor {
                 FrameInfo o = frames.get(v.a);
                 if (o != null) dep(o.enter);
             }
-            long a = v.kind == K_LOCAL && !v.explicitFrame ? frame : v.a;
-            long b = v.kind == K_LOCAL || v.kind == K_FIELD || v.kind == K_STATIC ? v.nameId : v.b;
-            if (v.kind == K_STATIC) a = 0;
-            int r = reaching.get(v.kind, a, b);
-            if (r < 0 && v.kind == 4) r = reaching.get(K_ARRAY, v.a, 0);
+            int r;
+            if (v.kind == K_LOCAL) {
+                long a = v.explicitFrame ? v.a : frame;
+                FrameInfo f = frames.get(a);
+                r = f != null ? f.local(v.nameId) : reaching.get(K_LOCAL, a, v.nameId);
+            } else {
+                long a = v.a;
+                long b = v.kind == K_FIELD || v.kind == K_STATIC ? v.nameId : v.b;
+                if (v.kind == K_STATIC) a = 0;
+                r = reaching.get(v.kind, a, b);
+                if (r < 0 && v.kind == 4) r = reaching.get(K_ARRAY, v.a, 0);
+            }
             if (r < 0) return;
             dep(r);
             // the DUA (def statement, use statement, variable name)
@@ -673,6 +720,8 @@ final class Compactor {
                 if (f.exit < 0) {
                     roots.add(f.enter);
                     if (f.lastBranch >= 0) roots.add(f.lastBranch);
+                    // the definitions reaching an active frame's locals
+                    for (int k = 0; k < f.nLocals; k++) roots.add(f.localDefs[k]);
                 }
             }
             reaching.forEach((kind, a, b, event) -> {
@@ -756,6 +805,12 @@ final class Compactor {
             int s = slot(k, mask);
             while (vals[s] != null && keys[s] != k) s = (s + 1) & mask;
             if (vals[s] == null) size++;
+            else if (vals[s] != v) {
+                // a frame id entered again: its locals stay its own, as in a map by (frame, name)
+                v.localNames = vals[s].localNames;
+                v.localDefs = vals[s].localDefs;
+                v.nLocals = vals[s].nLocals;
+            }
             keys[s] = k;
             vals[s] = v;
             if (size * 2 > keys.length) {

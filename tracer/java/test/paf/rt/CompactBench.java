@@ -48,7 +48,7 @@ public final class CompactBench {
             Out o = new Out(out, true, 1 << 20);
             if (log) {
                 o.logFrom(0);
-                o.relog(ends.clone(), records);
+                o.relog(0, ends.clone(), records);
             }
             long t0 = System.nanoTime();
             long kept = Compactor.compact(o, 0, Long.MAX_VALUE);

@@ -87,24 +87,29 @@ final class Compactor {
      */
     static long compact(Out out, long start, long limit) throws IOException {
         int logged = out.logged(start);
-        if (logged > 0) {
+        if (logged >= 0) {
             try {
-                return compact(out, start, limit, out.loggedEnds(), logged);
+                return compact(out, start, limit, out.loggedEnds(), logged, out.logBase - start);
             } catch (LogMismatch e) {
                 // the log and the file disagree (a failure between them): find the line ends instead
             }
         }
-        return compact(out, start, limit, null, 0);
+        return compact(out, start, limit, null, 0, 0);
     }
 
-    /** {@link #compact(Out, long, long)} with the records' ends from the writer's log, or ({@code ends == null}) searched for. */
-    private static long compact(Out out, long start, long limit, int[] ends, int records) throws IOException {
+    /**
+     * {@link #compact(Out, long, long)} with the ends of the records from {@code searched} bytes
+     * into the region on from the writer's log (the ends before it searched for), or, with
+     * {@code ends == null}, every end searched for.
+     */
+    private static long compact(Out out, long start, long limit, int[] ends, int records, long searched)
+            throws IOException {
         File file = out.file();
         long end = out.position();
-        if (ends != null && ends[records - 1] != end - start) throw new LogMismatch();
+        if (ends != null && searched + (records > 0 ? ends[records - 1] : 0) != end - start) throw new LogMismatch();
         Graph g = new Graph();
         g.strict = ends != null;
-        try (Lines lines = new Lines(file, start, end, ends, records)) {
+        try (Lines lines = new Lines(file, start, end, ends, records, searched)) {
             while (lines.next()) g.add(lines);
         }
         boolean[] keep = g.keep();
@@ -113,7 +118,7 @@ final class Compactor {
         if (kept > limit) return -1;
         int[] newEnds = new int[Math.max(16, kept)];
         File tmp = new File(file.getPath() + ".compact");
-        try (Lines lines = new Lines(file, start, end, ends, records); OutputStream o = new FileOutputStream(tmp)) {
+        try (Lines lines = new Lines(file, start, end, ends, records, searched); OutputStream o = new FileOutputStream(tmp)) {
             byte[] buf = new byte[1 << 16];
             int n = 0, k = 0;
             long at = 0;
@@ -138,7 +143,6 @@ final class Compactor {
             }
             o.write(buf, 0, n);
         }
-        boolean logging = out.logged(start) >= 0;
         out.truncate(start);
         try (InputStream in = new FileInputStream(tmp)) {
             byte[] b = new byte[1 << 16];
@@ -146,7 +150,8 @@ final class Compactor {
             while ((n = in.read(b)) > 0) out.appendRaw(b, 0, n);
         }
         tmp.delete();
-        if (logging) out.relog(newEnds, kept > 0 && newEnds[kept - 1] < 0 ? -1 : kept);
+        // the log of the new file, whole: the next compaction searches for no line end
+        out.relog(start, newEnds, kept > 0 && newEnds[kept - 1] < 0 ? -1 : kept);
         return kept;
     }
 
@@ -161,7 +166,8 @@ final class Compactor {
 
     /**
      * The lines of a file region: {@code buf[start, end)} is the current line, without its line
-     * end. With the writer's log of record ends, a line's end is looked up rather than searched.
+     * end. With the writer's log of record ends, a line's end past the log's base is looked up
+     * rather than searched for.
      */
     private static final class Lines implements AutoCloseable {
         private final InputStream in;
@@ -172,8 +178,11 @@ final class Compactor {
         private final int[] ends;
         private final int records;
         private int k;
+        /** Where the log starts, in bytes from the region's start; the bytes of the region before buf[0]. */
+        private final long searched;
+        private long bufStart;
 
-        Lines(File f, long from, long to, int[] ends, int records) throws IOException {
+        Lines(File f, long from, long to, int[] ends, int records, long searched) throws IOException {
             in = new FileInputStream(f);
             long skipped = 0;
             while (skipped < from) {
@@ -184,19 +193,23 @@ final class Compactor {
             left = to - from;
             this.ends = ends;
             this.records = records;
+            this.searched = searched;
         }
 
         boolean next() throws IOException {
-            if (ends != null) return nextLogged();
+            if (ends != null && bufStart + pos >= searched) return nextLogged();
             while (true) {
                 for (int i = pos; i < len; i++)
                     if (buf[i] == '\n') {
+                        // with a log, the lines searched for end where it starts
+                        if (ends != null && bufStart + i + 1 > searched) throw new LogMismatch();
                         start = pos;
                         end = i;
                         pos = i + 1;
                         return true;
                     }
                 if (!more()) {
+                    if (ends != null) throw new LogMismatch();
                     if (len == pos) return false;
                     start = pos;
                     end = len; // a last line without its line end
@@ -224,6 +237,7 @@ final class Compactor {
 
         /** Moves the unread bytes to the front and reads more after them; false at the region's end. */
         private boolean more() throws IOException {
+            bufStart += pos;
             int rest = len - pos;
             if (rest > 0 && pos > 0) System.arraycopy(buf, pos, buf, 0, rest);
             len = rest;

@@ -70,16 +70,23 @@ final class Out {
     // end one byte at a time was a fifth of its time (docs/performance.md, "Twelfth round").
     // The log holds the records committed since the base and still in the file or the buffer:
     // R.commit adds each event's end after its commit (the common case written out there, not
-    // here: with it, commit was too large for C1 to inline, two calls an event, +0.14 s on
-    // la4j's 21 million), rollback and truncate take away, the compactor replaces (relog). A
-    // record committed without its end in the log makes the compactor find two lines where it
-    // expects one record: it notices and searches for the line ends instead.
+    // here: with it, commit was too large for C1 to inline, two calls an event), rollback and
+    // truncate take away, the compactor replaces (relog). R starts a test's log only when the
+    // test is half way to the cap, so a test that never comes near it pays a compare an event;
+    // the compactor searches for the line ends before the log's base. A record committed
+    // without its end in the log makes the compactor find two lines where it expects one
+    // record: it notices and searches for all the line ends instead.
 
     /** The ends of the records committed since {@link #logBase}, as offsets from it; null until {@link #logFrom}. */
     int[] ends;
     /** How many of {@link #ends} hold; -1: no log (none started, or a record ended 2 GiB or more past the base). */
     int nEnds = -1;
     long logBase;
+
+    /** Keeps no log (until {@link #logFrom}). */
+    void logOff() {
+        nEnds = -1;
+    }
 
     /** Keeps the ends of the records committed from {@code at} (a record boundary) on. */
     void logFrom(long at) {
@@ -108,17 +115,21 @@ final class Out {
         if (rel < 0) nEnds = -1;
     }
 
-    /** The number of records logged since {@code at}, whose ends {@link #loggedEnds} holds; -1: no log from there. */
+    /**
+     * The number of records logged from {@link #logBase} on, which is {@code at} or later, whose
+     * ends {@link #loggedEnds} holds; -1: no log from there.
+     */
     int logged(long at) {
-        return at == logBase ? nEnds : -1;
+        return logBase >= at ? nEnds : -1;
     }
 
     int[] loggedEnds() {
         return ends;
     }
 
-    /** The log after the compactor rewrote the records since the base: {@code n} records ending at {@code e}. */
-    void relog(int[] e, int n) {
+    /** The log after the compactor rewrote the records from {@code base} on: {@code n} records ending at {@code e}. */
+    void relog(long base, int[] e, int n) {
+        logBase = base;
         ends = e;
         nEnds = n;
     }

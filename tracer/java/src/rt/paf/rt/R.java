@@ -494,7 +494,7 @@ public final class R {
                 throw t;
             }
             testStart = tests.position();
-            tests.logFrom(testStart);
+            tests.logOff(); // until the test is half way to the cap (Out, "the record ends")
             active = true;
             recording = true;
         }
@@ -755,6 +755,7 @@ public final class R {
             if (++initEvents >= cap) initOverflow = true;
         } else {
             if (++capCount >= cap && initThread == null) capReached();
+            else if (capCount == cap >> 1 && tests.nEnds < 0) tests.logFrom(tests.position()); // for a compaction to come
             if (++total >= cap * BUDGET && !truncated) {
                 truncated = true;
                 recording = false;

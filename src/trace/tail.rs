@@ -8,12 +8,10 @@
 //! test compacted at the event cap, a part repaired after a crash) or assemble a new file from
 //! several JVMs' parts: so the result is checked against the finished file (same file, same
 //! length, same 128-bit XXH3 of its bytes) and, when they differ, dropped for a compression of
-//! the finished file. Whatever the timing, the bundle holds exactly the finished file. A file
-//! seen shorter than what was compressed (the compactor cut a test back) is compressed again from
-//! its start on the spot, so that its compression is not left for after the tests.
+//! the finished file. Whatever the timing, the bundle holds exactly the finished file.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -52,9 +50,7 @@ impl Tail {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stop);
         let out = to.clone();
-        let thread = std::thread::spawn(move || {
-            follow(&from, &out, compression, &flag, || std::thread::sleep(POLL))
-        });
+        let thread = std::thread::spawn(move || follow(&from, &out, compression, &flag));
         Tail { stop, thread, to }
     }
 
@@ -78,14 +74,11 @@ impl Tail {
     }
 }
 
-/// Compresses `from` into `to` as it grows, until `stop`; `idle` is called (to wait) whenever the
-/// follower has caught up with the writer.
 fn follow(
     from: &Path,
     to: &Path,
     compression: Compression,
     stop: &AtomicBool,
-    mut idle: impl FnMut(),
 ) -> io::Result<Option<Followed>> {
     let mut file = loop {
         // the flag is read before the open: a file that appears after a stop is not followed
@@ -98,13 +91,8 @@ fn follow(
         }
     };
     let meta = file.metadata()?;
-    let start = || -> io::Result<Encoder> {
-        Encoder::new(
-            BufWriter::with_capacity(BUFFER, File::create(to)?),
-            compression,
-        )
-    };
-    let mut encoder = start()?;
+    let out = BufWriter::with_capacity(BUFFER, File::create(to)?);
+    let mut encoder = Encoder::new(out, compression)?;
     let mut hash = Xxh3::new();
     let mut len = 0u64;
     let mut buf = vec![0u8; BUFFER];
@@ -116,18 +104,10 @@ fn follow(
             hash.update(&buf[..n]);
             encoder.write_all(&buf[..n])?;
             len += n as u64;
-        } else if file.metadata()?.len() < len {
-            // cut back under what was read: start again from the start (what was cut back is
-            // rewritten; a rewrite that is not seen shorter is caught by `same` at the end)
-            file.seek(SeekFrom::Start(0))?;
-            drop(encoder);
-            encoder = start()?;
-            hash = Xxh3::new();
-            len = 0;
         } else if stopped {
             break;
         } else {
-            idle();
+            std::thread::sleep(POLL);
         }
     }
     encoder.finish()?;
@@ -226,8 +206,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (from, to) = (dir.path().join("t.jsonl"), dir.path().join("t.jsonl.zst"));
         std::fs::write(&from, b"{\"k\":\"begin\"}\n").unwrap();
-        let followed =
-            follow(&from, &to, Compression::Gzip, &AtomicBool::new(true), || ()).unwrap();
+        let followed = follow(&from, &to, Compression::Gzip, &AtomicBool::new(true)).unwrap();
         let done = dir.path().join("done.jsonl");
         std::fs::rename(&from, &done).unwrap(); // as the supervisor moves the part into place
         assert!(same(&followed.unwrap(), &done).unwrap());
@@ -241,8 +220,7 @@ mod tests {
         let (from, to) = (dir.path().join("t.jsonl"), dir.path().join("t.jsonl.zst"));
         std::fs::write(&from, b"{\"k\":\"begin\"}\n{\"k\":\"end\"}\n").unwrap();
         // stopped from the start: follows the file to its end, here and now
-        let followed =
-            follow(&from, &to, Compression::Zstd, &AtomicBool::new(true), || ()).unwrap();
+        let followed = follow(&from, &to, Compression::Zstd, &AtomicBool::new(true)).unwrap();
         let followed = followed.unwrap();
         assert!(same(&followed, &from).unwrap());
         // the same file and length, other bytes (a compaction or a repair rewrites in place)
@@ -251,42 +229,6 @@ mod tests {
         assert!(!same(&followed, &from).unwrap());
         std::fs::write(&from, b"{\"k\":\"begin\"}\n").unwrap();
         assert!(!same(&followed, &from).unwrap());
-    }
-
-    #[test]
-    fn a_file_cut_back_is_compressed_again_from_its_start() {
-        let dir = tempfile::tempdir().unwrap();
-        let (from, to) = (dir.path().join("t.jsonl"), dir.path().join("t.jsonl.zst"));
-        let long: String = (0..1000)
-            .map(|i| format!("{{\"k\":\"use\",\"frame\":{i}}}\n"))
-            .collect();
-        std::fs::write(&from, &long).unwrap();
-        let stop = AtomicBool::new(false);
-        let mut idle = 0;
-        // the follower calls `idle` once it has read the whole file: the first time, the file
-        // is cut back and written again, shorter (as a compaction does); the second, the writer
-        // is done
-        let followed = follow(&from, &to, Compression::Zstd, &stop, || {
-            idle += 1;
-            if idle == 1 {
-                let f = std::fs::OpenOptions::new().write(true).open(&from).unwrap();
-                f.set_len(100).unwrap();
-                let mut f = std::fs::OpenOptions::new()
-                    .append(true)
-                    .open(&from)
-                    .unwrap();
-                f.write_all(b"{\"k\":\"end\"}\n").unwrap();
-            } else {
-                stop.store(true, Ordering::Release);
-            }
-        })
-        .unwrap()
-        .unwrap();
-        assert_eq!(idle, 2);
-        let now = std::fs::read(&from).unwrap();
-        assert_eq!(now.len(), 100 + 12);
-        assert!(same(&followed, &from).unwrap());
-        assert_eq!(decompress(&to), now);
     }
 
     #[test]

@@ -365,8 +365,7 @@ final class Compactor {
                     byte[] x = keys.keys[cands[c]];
                     int e = s + x.length;
                     if (e >= end || b[e] != '"') continue;
-                    for (int j = 1; j < x.length; j++) if (x[j] != b[s + j]) continue next;
-                    if (b[s] < 0) continue; // a byte past ASCII, masked to a candidate's first
+                    for (int j = 0; j < x.length; j++) if (x[j] != b[s + j]) continue next;
                     i = e + 1;
                     return cands[c];
                 }
@@ -471,9 +470,9 @@ final class Compactor {
         int method = -1;
         /**
          * The frame's locals: name ids, and the event of the definition reaching each, in
-         * [0, nLocals). Kept here rather than in the map of all variables, which grew by every
-         * frame's locals (a million entries and more per compaction in joda-time: docs/performance.md,
-         * "Twelfth round"); a frame has a few.
+         * [0, nLocals). Kept here rather than in the map of all variables, which held the locals
+         * of every frame the region entered and was never emptied (docs/performance.md, "Twelfth
+         * round"); a frame has a few.
          */
         int[] localNames, localDefs;
         int nLocals;

@@ -72,7 +72,12 @@ public final class CompactorCheck {
                 System.arraycopy(out.loggedEnds(), 2, ends, 1, n - 2);
                 out.relog(0, ends, n - 1);
             }
+            int mismatches = Compactor.logMismatches;
             long n = Compactor.compact(out, 0, 1000);
+            // a log that matches is used (not searched past), one that does not is noticed
+            boolean wrong = log == Log.WRONG || log == Log.MISSING;
+            if (Compactor.logMismatches - mismatches != (wrong ? 1 : 0))
+                throw new AssertionError(log + ": the compactor " + (wrong ? "took the wrong log" : "did not use the log"));
             out.flush();
             List<String> after = Files.readAllLines(f.toPath(), StandardCharsets.UTF_8);
             if (after.size() != n) throw new AssertionError(log + ": compact said " + n + " kept, the file has " + after.size());

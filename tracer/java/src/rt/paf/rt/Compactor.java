@@ -85,6 +85,9 @@ final class Compactor {
      * of {@code out} (flushed). Returns the number of events kept, or -1 when more than
      * {@code limit} would be kept (the file is then unchanged).
      */
+    /** How many compactions found the writer's log wrong and searched for the line ends (CompactorCheck reads it). */
+    static int logMismatches;
+
     static long compact(Out out, long start, long limit) throws IOException {
         int logged = out.logged(start);
         if (logged >= 0) {
@@ -92,6 +95,7 @@ final class Compactor {
                 return compact(out, start, limit, out.loggedEnds(), logged, out.logBase - start);
             } catch (LogMismatch e) {
                 // the log and the file disagree (a failure between them): find the line ends instead
+                logMismatches++;
             }
         }
         return compact(out, start, limit, null, 0, 0);

@@ -33,7 +33,7 @@ where
     let path = file.path();
     let tables = &bundle.tables;
     let mut quiet = ();
-    let (mut merge, scanner) = Merge::start(file, Keep::All, false, &mut quiet, 0)?;
+    let (mut merge, scanner) = Merge::start(file, Keep::All, false, &mut quiet, 0, None)?;
     let mut taken = 0;
     scan::map_pieces(
         scanner,

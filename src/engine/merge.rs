@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 use crate::progress::Progress;
-use crate::trace::scan::{self, Keep, Scanner, Segment};
+use crate::trace::scan::{self, Keep, Marks, Scanner, Segment};
 use crate::trace::{Ledger, Problem, TestIds, TestsFile};
 
 /// At most this many problems of a tests file are kept (a broken file of millions of lines
@@ -29,15 +29,17 @@ pub(super) struct Merge<'p> {
 
 impl<'p> Merge<'p> {
     /// Starts a pass over `tests` keeping the bytes `keep` names; `keep_all_ids`: keep every
-    /// test id, not only those [`Merge::take`] or [`Merge::keep`] are told to.
+    /// test id, not only those [`Merge::take`] or [`Merge::keep`] are told to; `marks`: where
+    /// an earlier scan of the file found its headers ([`Scanner::following`]).
     pub(super) fn start(
         tests: &TestsFile,
         keep: Keep,
         keep_all_ids: bool,
         progress: &'p mut dyn Progress,
         offset: u64,
+        marks: Option<Arc<Marks>>,
     ) -> Result<(Merge<'p>, Scanner), Vec<Problem>> {
-        let scanner = tests.scan(keep).map_err(|p| vec![p])?;
+        let scanner = tests.scan(keep).map_err(|p| vec![p])?.following(marks);
         let merge = Merge {
             path: tests.path().to_path_buf(),
             ledger: Ledger::new(keep_all_ids),

@@ -25,10 +25,11 @@ use crate::progress::Progress;
 use crate::ranking::coverage::DuaTable;
 use crate::trace::assemble::TestRecord;
 use crate::trace::feed::{Feed, SegmentResults};
-use crate::trace::scan::{self, EndHeader, Keep, Piece, Segment};
+use crate::trace::scan::{self, EndHeader, Keep, Marks, Piece, Segment};
 use crate::trace::split::Pieces;
 use crate::trace::{
-    Bundle, Dua, EntryValues, LocalSymbols, Outcome, Problem, StatementTable, Symbols, TestIds,
+    Bundle, Dua, EntryValues, LocalSymbols, Outcome, Problem, Stamp, StatementTable, Symbols,
+    TestIds,
 };
 use interest::{Interest, NamedDua};
 use merge::Merge;
@@ -215,6 +216,17 @@ struct First {
     failing: Vec<usize>,
     /// Failing segments too large to hold, with their end records: read in a pass of their own.
     deferred: Vec<(usize, EndHeader)>,
+    /// Where pass 1 found the headers, for pass 2 to follow, if the file has not changed
+    /// since (its size and time of change when pass 1 began).
+    marks: Option<(Arc<Marks>, Option<Stamp>)>,
+}
+
+impl First {
+    /// Pass 1's marks, if the tests file is as pass 1 read it (its stamp unchanged).
+    fn marks(&self, bundle: &Bundle) -> Option<Arc<Marks>> {
+        let (marks, stamp) = self.marks.as_ref()?;
+        (stamp.is_some() && *stamp == bundle.tests.stamp()).then(|| Arc::clone(marks))
+    }
 }
 
 /// Pass 1: the failing tests, analyzed on the calling thread (the scanner has a thread of its
@@ -236,8 +248,10 @@ fn pass_one(
             .scan(Keep::Failing)
             .map(|s| Pieces::Whole(Box::new(s)))
     };
+    let stamp = bundle.tests.stamp();
     let scanner = scanner.map_err(|p| vec![p])?;
     let read = scanner.bytes_read();
+    let mut marks = Marks::default();
     let mut first = First {
         symbols: bundle.tables.symbols.clone(),
         results: FxHashMap::default(),
@@ -250,6 +264,7 @@ fn pass_one(
             .then(|| LineMap::new(&bundle.tables.statements)),
         failing: Vec::new(),
         deferred: Vec::new(),
+        marks: None,
     };
     let mut feed = Feed::new();
     scan::map_pieces(
@@ -260,6 +275,9 @@ fn pass_one(
         |piece| {
             // In this pass a kept segment is one piece, which carries its end record.
             let header = piece.end.as_ref().and_then(|s| s.first_end.clone());
+            if let Some(seg) = &piece.end {
+                marks.add(seg);
+            }
             if let Some(seg) = &piece.end
                 && seg.failing()
             {
@@ -273,6 +291,7 @@ fn pass_one(
             progress.advance(scan::load(&read), items as u64);
         },
     );
+    first.marks = marks.finish().map(|m| (m, stamp));
     if !first.deferred.is_empty() {
         pass_one_deferred(&mut first, bundle, options, jobs, progress)?;
     }
@@ -301,7 +320,8 @@ fn pass_one_deferred(
     let scanner = bundle
         .tests
         .scan(Keep::Only(ordinals))
-        .map_err(|p| vec![p])?;
+        .map_err(|p| vec![p])?
+        .following(first.marks(bundle));
     let read = scanner.bytes_read();
     let mut feed = Feed::new();
     scan::map_pieces(
@@ -603,7 +623,9 @@ pub fn analyze(
     let keep = Keep::Except(first.failing.iter().copied().collect());
     // `rank --od` needs every id: an isolated failure joins the test of the same id.
     let keep_ids = options.all_ids || !options.isolated.is_empty();
-    let (mut merge, scanner) = Merge::start(&bundle.tests, keep, keep_ids, progress, size)?;
+    // Pass 1's marks spare pass 2 the search for headers.
+    let marks = first.marks(bundle);
+    let (mut merge, scanner) = Merge::start(&bundle.tests, keep, keep_ids, progress, size, marks)?;
     let mut symbols = first.symbols;
     let shared = symbols.clone();
     let mut outcomes = Vec::new();
@@ -747,7 +769,7 @@ fn check_file(
     let path = file.path();
     let tables = &bundle.tables;
     progress.grow(file.size());
-    let (mut merge, scanner) = Merge::start(file, Keep::All, false, progress, 0)?;
+    let (mut merge, scanner) = Merge::start(file, Keep::All, false, progress, 0, None)?;
     let mut checked = Checked {
         tests: 0,
         failing: 0,

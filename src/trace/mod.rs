@@ -37,6 +37,10 @@ pub use problem::Problem;
 pub use reader::TestReader;
 pub use symbols::{Intern, LocalSymbols, Sym, Symbols};
 
+/// A tests file's size and time of last change ([`TestsFile::stamp`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp(u64, std::time::SystemTime);
+
 /// Every file a bundle may hold: what no output may overwrite.
 pub const BUNDLE_FILES: [&str; 10] = [
     "manifest.json",
@@ -87,6 +91,13 @@ impl TestsFile {
     /// Cuts the tests file into segments, keeping the bytes of those `keep` names.
     pub fn scan(&self, keep: scan::Keep) -> Result<scan::Scanner, Problem> {
         scan::Scanner::open(&self.path, keep)
+    }
+
+    /// The file's size and time of last change, if it has them: two reads of the file with
+    /// the same stamp read the same bytes (as far as a stamp can tell).
+    pub fn stamp(&self) -> Option<Stamp> {
+        let meta = std::fs::metadata(&self.path).ok()?;
+        Some(Stamp(meta.len(), meta.modified().ok()?))
     }
 
     /// [`TestsFile::scan`] in two halves on two threads when the file is large and plain

@@ -96,6 +96,125 @@ pub struct Segment {
     pub fatal: Option<Problem>,
     /// ([`Keep::Failing`]) A failing test whose bytes were not kept: a later pass reads it.
     pub deferred: bool,
+    /// Where its begin and first end records are in the file; `None` when the scanner cannot
+    /// tell (it had cut an overlong line out of its bytes before).
+    pub offsets: Option<Offsets>,
+}
+
+/// Where a segment's header lines are and where it ends, as offsets in the file's bytes
+/// (decompressed, for a compressed file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Offsets {
+    pub begin: Option<At>,
+    pub first_end: Option<At>,
+    pub end: u64,
+}
+
+/// A line's place: the offset of its first byte and its number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct At {
+    pub byte: u64,
+    pub line: u64,
+}
+
+/// Where one scan of a file found the lines that cut it ([`Offsets`]: every segment's `begin`
+/// and first `end` record), so that a later scan of the same file takes them instead of
+/// searching for them: pass 2 of the engine after pass 1 (docs/performance.md, "Thirteenth
+/// round"). Each mark is two varints: its distance in bytes from the previous one, shifted
+/// left, with the low bit set for a begin record; and its distance in lines. A few bytes per
+/// test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Marks {
+    bytes: Vec<u8>,
+    last: At,
+    /// Where the file ended.
+    len: u64,
+    /// Every segment had offsets and the file was read to its end.
+    whole: bool,
+}
+
+impl Default for Marks {
+    fn default() -> Marks {
+        Marks {
+            bytes: Vec::new(),
+            last: At { byte: 0, line: 1 },
+            len: 0,
+            whole: true,
+        }
+    }
+}
+
+impl Marks {
+    /// Adds the next segment of the scan, in file order.
+    pub fn add(&mut self, seg: &Segment) {
+        let Some(o) = seg.offsets.filter(|_| seg.fatal.is_none()) else {
+            self.whole = false;
+            return;
+        };
+        for (at, begin) in [(o.begin, true), (o.first_end, false)] {
+            let Some(at) = at else { continue };
+            let bytes = at.byte.checked_sub(self.last.byte).filter(|d| *d < 1 << 62);
+            let (Some(bytes), Some(lines)) = (bytes, at.line.checked_sub(self.last.line)) else {
+                self.whole = false;
+                return;
+            };
+            self.push(bytes << 1 | u64::from(begin));
+            self.push(lines);
+            self.last = at;
+        }
+        self.len = o.end;
+    }
+
+    fn push(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.bytes.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        self.bytes.push(v as u8);
+    }
+
+    /// The marks of a whole scan; `None` if some segment lacked offsets or a read failed.
+    pub fn finish(self) -> Option<Arc<Marks>> {
+        self.whole.then(|| Arc::new(self))
+    }
+}
+
+/// Where a line that may be a header starts in the scanner's buffer, with the mark that names
+/// it (its place, and whether it is a begin record) when the scan follows marks.
+type Start = (usize, Option<(At, bool)>);
+
+/// A scanner's place in the [`Marks`] it follows.
+struct Replay {
+    marks: Arc<Marks>,
+    /// The next mark's first byte in `marks.bytes`.
+    at: usize,
+    /// Where the previous mark is.
+    last: At,
+}
+
+impl Replay {
+    /// The next mark (where it is, whether it is a begin record, where the one after it is
+    /// in `marks.bytes`) without taking it.
+    fn peek(&self) -> Option<(At, bool, usize)> {
+        let (v, next) = self.varint(self.at)?;
+        let (lines, next) = self.varint(next)?;
+        let at = At {
+            byte: self.last.byte + (v >> 1),
+            line: self.last.line + lines,
+        };
+        Some((at, v & 1 == 1, next))
+    }
+
+    fn varint(&self, from: usize) -> Option<(u64, usize)> {
+        let mut v = 0u64;
+        for (i, &b) in self.marks.bytes.get(from..)?.iter().enumerate().take(10) {
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b < 0x80 {
+                return Some((v, from + i + 1));
+            }
+        }
+        None
+    }
 }
 
 impl Segment {
@@ -270,6 +389,9 @@ struct Current {
     oversize: bool,
     /// Overlong lines among the bytes not yet handed on.
     overlong: Vec<u64>,
+    /// Where its begin and first end lines are in the file.
+    begin_at: Option<At>,
+    end_at: Option<At>,
 }
 
 /// Cuts a tests file into [`Piece`]s, in file order.
@@ -284,8 +406,12 @@ pub struct Scanner {
     seg_start_line: u64,
     /// Bytes of `buf` already looked at; always the start of a line.
     scanned: usize,
-    /// Number of the line that starts at `scanned`.
+    /// Number of the line that starts at `counted`.
     line: u64,
+    /// Where `line` is counted to: `scanned`, but behind it while the scan follows marks,
+    /// which give the numbers of their lines (so the bytes between them are not read here:
+    /// [`Scanner::count_lines`] counts them when a number is needed).
+    counted: usize,
     /// The line at `scanned` is longer than [`MAX_RECORD`]: its bytes are being skipped.
     skipping: bool,
     cur: Current,
@@ -299,6 +425,13 @@ pub struct Scanner {
     /// ([`Scanner::holding_ranges`]) Where the reader's bytes start in the file.
     ranges: Option<u64>,
     finders: [memmem::Finder<'static>; 2],
+    /// Bytes of the file before `buf`'s first (decompressed, for a compressed file).
+    consumed: u64,
+    /// No overlong line was cut out of `buf` yet, so `consumed` and a place in `buf` give a
+    /// place in the file.
+    exact: bool,
+    /// The marks of an earlier scan of the file, taken instead of searching while they fit.
+    replay: Option<Replay>,
 }
 
 impl Scanner {
@@ -364,6 +497,7 @@ impl Scanner {
             seg_start_line: 1,
             scanned: 0,
             line: 1,
+            counted: 0,
             skipping: false,
             cur: Current {
                 first_line: 1,
@@ -372,6 +506,8 @@ impl Scanner {
                 hold: Hold::Drop,
                 oversize: false,
                 overlong: Vec::new(),
+                begin_at: None,
+                end_at: None,
             },
             ordinal: 0,
             finished: 0,
@@ -383,9 +519,25 @@ impl Scanner {
                 memmem::Finder::new(b"\"begin\""),
                 memmem::Finder::new(b"\"end\""),
             ],
+            consumed: 0,
+            exact: true,
+            replay: None,
         };
         s.cur.hold = s.start_hold();
         s
+    }
+
+    /// Makes the scanner take the header lines from `marks`, which an earlier scan of the same
+    /// file made ([`Marks`]), instead of searching for them. The segments and pieces are the
+    /// same; should a mark not be the header it says (the file changed), the scanner searches
+    /// from there on, as without marks.
+    pub fn following(mut self, marks: Option<Arc<Marks>>) -> Scanner {
+        self.replay = marks.map(|marks| Replay {
+            marks,
+            at: 0,
+            last: At { byte: 0, line: 1 },
+        });
+        self
     }
 
     /// Makes the scanner hand on a held segment ([`Keep::Failing`]) as its range in the file
@@ -399,6 +551,7 @@ impl Scanner {
 
     /// Lines scanned so far (all of them once the scan has ended).
     pub(super) fn lines_scanned(&self) -> u64 {
+        debug_assert_eq!(self.counted, self.scanned, "the scan has ended");
         self.line - 1
     }
 
@@ -483,7 +636,14 @@ impl Scanner {
             next_begin,
             fatal,
             deferred: false,
+            offsets: self.exact.then(|| Offsets {
+                begin: self.cur.begin_at.take(),
+                first_end: self.cur.end_at.take(),
+                end: self.consumed + at as u64,
+            }),
         };
+        self.cur.begin_at = None;
+        self.cur.end_at = None;
         // A held segment larger than the hold is dropped here if no step's end caught it: so a
         // failing test is deferred exactly when it is larger than the hold, however the file's
         // steps fall (a split scan's second half steps from its own start).
@@ -530,8 +690,13 @@ impl Scanner {
         } else {
             self.seg_start
         };
+        if from > self.counted {
+            self.count_lines();
+        }
         if from > 0 {
             self.buf.consume(from);
+            self.consumed += from as u64;
+            self.counted -= from;
             self.seg_start = self.seg_start.saturating_sub(from);
             self.scanned -= from;
         }
@@ -561,6 +726,7 @@ impl Scanner {
         };
         self.scan(end);
         if eof {
+            self.count_lines();
             let at = self.buf.len();
             self.close(at, None, None);
             self.done = true;
@@ -573,11 +739,13 @@ impl Scanner {
     /// A read error ends the file: what was read is scanned and the error closes the segment.
     fn fail(&mut self, e: &std::io::Error) {
         if self.skipping {
-            let buf = self.buf.edit();
-            buf.truncate(self.scanned);
+            let scanned = self.scanned;
+            let buf = self.edit();
+            buf.truncate(scanned);
             buf.push(b'\n');
             self.skipping = false;
         }
+        self.count_lines();
         let line = self.line + bytecount::count(&self.buf.bytes()[self.scanned..], b'\n') as u64;
         self.scan(self.buf.len());
         let at = self.buf.len();
@@ -595,19 +763,19 @@ impl Scanner {
         let scanned = self.scanned;
         match memchr::memchr(b'\n', &self.buf.bytes()[before..]) {
             Some(i) => {
-                self.buf.edit().drain(scanned..before + i);
+                self.edit().drain(scanned..before + i);
                 self.skipping = false;
                 true
             }
             None if eof => {
-                let buf = self.buf.edit();
+                let buf = self.edit();
                 buf.truncate(scanned);
                 buf.push(b'\n');
                 self.skipping = false;
                 true
             }
             None => {
-                self.buf.edit().truncate(scanned);
+                self.edit().truncate(scanned);
                 false
             }
         }
@@ -626,7 +794,8 @@ impl Scanner {
             let end = before + i;
             if end - self.scanned > MAX_RECORD {
                 let scanned = self.scanned;
-                self.buf.edit().drain(scanned..end);
+                self.edit().drain(scanned..end);
+                self.count_lines();
                 self.cur.overlong.push(self.line);
                 return scanned;
             }
@@ -639,9 +808,10 @@ impl Scanner {
     fn check_last_line(&mut self) {
         if self.buf.len() - self.scanned > MAX_RECORD {
             let scanned = self.scanned;
-            let buf = self.buf.edit();
+            let buf = self.edit();
             buf.truncate(scanned);
             buf.push(b'\n');
+            self.count_lines();
             self.cur.overlong.push(self.line);
         }
     }
@@ -650,7 +820,8 @@ impl Scanner {
     fn check_partial_line(&mut self) {
         if self.buf.len() - self.scanned > MAX_RECORD {
             let scanned = self.scanned;
-            self.buf.edit().truncate(scanned);
+            self.edit().truncate(scanned);
+            self.count_lines();
             self.cur.overlong.push(self.line);
             self.skipping = true;
         }
@@ -662,6 +833,7 @@ impl Scanner {
         let held = self.scanned - self.seg_start;
         match self.cur.hold {
             Hold::Stream if held >= PIECE_BYTES => {
+                self.count_lines();
                 let at = self.scanned;
                 self.piece(at, None);
                 self.seg_start_line = self.line;
@@ -675,43 +847,127 @@ impl Scanner {
         }
     }
 
-    /// Scans the complete lines of `buf[scanned..end]` for begin and end records.
-    fn scan(&mut self, end: usize) {
-        let region = &self.buf.bytes()[self.scanned..end];
-        let base = self.scanned;
-        let mut starts: Vec<usize> = Vec::new();
+    /// `buf` itself, to cut an overlong line out of it: places in it no longer map to the
+    /// file's, so the scan has no offsets and no longer follows marks.
+    fn edit(&mut self) -> &mut Vec<u8> {
+        self.exact = false;
+        self.replay = None;
+        self.buf.edit()
+    }
+
+    /// Where the candidate lines of `buf[from..end]` start: the lines holding `"begin"`,
+    /// `"end"` or a backslash, each with `None` (it may be a header, or not).
+    fn search(&self, from: usize, end: usize) -> Vec<Start> {
+        let region = &self.buf.bytes()[from..end];
         let line_start = |p: usize| memchr::memrchr(b'\n', &region[..p]).map_or(0, |i| i + 1);
+        let mut starts: Vec<usize> = Vec::new();
         for finder in &self.finders {
             starts.extend(finder.find_iter(region).map(line_start));
         }
         starts.extend(memchr::memchr_iter(b'\\', region).map(line_start));
         starts.sort_unstable();
         starts.dedup();
-        for start in starts {
-            let ls = base + start;
+        starts.into_iter().map(|s| (from + s, None)).collect()
+    }
+
+    /// The marks in `buf[scanned..end]`, each with its place and whether it is a begin
+    /// record, taken; `None`
+    /// (and no more marks) if they do not fit the bytes read: the file is longer than the one
+    /// marked, or the marks are behind.
+    fn replayed(&mut self, end: usize) -> Option<Vec<Start>> {
+        let replay = self.replay.as_mut()?;
+        let (from, to) = (
+            self.consumed + self.scanned as u64,
+            self.consumed + end as u64,
+        );
+        let mut starts = Vec::new();
+        let fits = to <= replay.marks.len
+            && loop {
+                match replay.peek() {
+                    Some((at, _, _)) if at.byte < from => break false,
+                    Some((at, begin, next)) if at.byte < to => {
+                        starts.push(((at.byte - self.consumed) as usize, Some((at, begin))));
+                        (replay.at, replay.last) = (next, at);
+                    }
+                    _ => break true,
+                }
+            };
+        if !fits {
+            self.replay = None;
+        }
+        fits.then_some(starts)
+    }
+
+    /// Scans the complete lines of `buf[scanned..end]` for begin and end records.
+    fn scan(&mut self, end: usize) {
+        let mut starts = match self.replayed(end) {
+            Some(starts) => starts,
+            None => self.search(self.scanned, end),
+        };
+        // Where the bytes not yet searched or passed over start (the line after the last
+        // header taken).
+        let mut resume = self.scanned;
+        let mut next = 0;
+        while let Some(&(ls, mark)) = starts.get(next) {
+            next += 1;
             let buf = self.buf.bytes();
-            self.line += bytecount::count(&buf[self.scanned..ls], b'\n') as u64;
-            self.scanned = ls;
             let le = memchr::memchr(b'\n', &buf[ls..end]).map_or(end, |i| ls + i);
-            match header(&buf[ls..le]) {
+            let header = header(&buf[ls..le]);
+            let first_end = self.cur.begin.is_some() && self.cur.first_end.is_none();
+            let line_start = ls == 0 || buf[ls - 1] == b'\n';
+            let as_marked = match (&header, mark) {
+                (_, None) => true,
+                (Some(Header::Begin(_)), Some((_, true))) => line_start,
+                (Some(Header::End(_)), Some((_, false))) => line_start && first_end,
+                _ => false,
+            };
+            if !as_marked {
+                // The file is not the one marked: search the rest of this step from the last
+                // header taken, and go on without marks.
+                self.replay = None;
+                starts = self.search(resume, end);
+                next = 0;
+                continue;
+            }
+            self.scanned = ls;
+            match mark {
+                Some((at, _)) => (self.line, self.counted) = (at.line, ls),
+                None => self.count_lines(),
+            }
+            resume = (le + 1).min(end);
+            let at = Some(At {
+                byte: self.consumed + ls as u64,
+                line: self.line,
+            });
+            match header {
                 Some(Header::Begin(test)) => {
                     let line = self.line;
                     self.close(ls, Some(line), None);
                     self.cur.begin = Some(Begin { line, test });
+                    self.cur.begin_at = at;
                     self.cur.first_end = None;
                     self.cur.hold = self.start_hold();
                 }
-                Some(Header::End(end))
-                    if self.cur.begin.is_some() && self.cur.first_end.is_none() =>
-                {
+                Some(Header::End(end)) if first_end => {
                     self.cur.first_end = Some(end);
+                    self.cur.end_at = at;
                     self.classed();
                 }
                 Some(Header::End(_)) | None => {}
             }
         }
-        self.line += bytecount::count(&self.buf.bytes()[self.scanned..end], b'\n') as u64;
         self.scanned = end;
+        if self.replay.is_none() {
+            self.count_lines();
+        }
+    }
+
+    /// Counts the lines of `buf[counted..scanned]`, so that `line` is the number of the line
+    /// at `scanned`.
+    fn count_lines(&mut self) {
+        let lines = bytecount::count(&self.buf.bytes()[self.counted..self.scanned], b'\n');
+        self.line += lines as u64;
+        self.counted = self.scanned;
     }
 }
 
@@ -846,8 +1102,18 @@ mod tests {
     /// A segment put back together from its pieces: its info, its bytes (`None`: dropped) and
     /// its overlong lines. The same whether the file is read or mapped (through small windows,
     /// so that segments and lines straddle them, and through large ones).
+    /// A scan that follows the marks of an earlier scan of the same file gives the same
+    /// segments and pieces, read or mapped.
     fn segments(text: &[u8], keep: Keep) -> Vec<(Segment, Option<Vec<u8>>, Vec<u64>)> {
         let read = rejoin(scanner(text, keep.clone()));
+        let marks = marks_of(&read);
+        let pieces = |s: Scanner| s.map(|p| format!("{p:?}")).collect::<Vec<_>>();
+        let plain = pieces(scanner(text, keep.clone()));
+        assert_eq!(
+            pieces(scanner(text, keep.clone()).following(marks.clone())),
+            plain,
+            "a scan following marks gives the same pieces"
+        );
         for window in [4096, WINDOW] {
             let (mapped, _dir) = mapped_scanner(text, keep.clone(), window);
             assert_eq!(
@@ -855,8 +1121,23 @@ mod tests {
                 format!("{read:?}"),
                 "a file mapped through windows of {window} bytes scans as when read"
             );
+            let (mapped, _dir) = mapped_scanner(text, keep.clone(), window);
+            assert_eq!(
+                format!("{:?}", rejoin(mapped.following(marks.clone()))),
+                format!("{read:?}"),
+                "a mapped file scans the same following marks"
+            );
         }
         read
+    }
+
+    type Rejoined = (Segment, Option<Vec<u8>>, Vec<u64>);
+
+    /// The marks of a scan's segments.
+    fn marks_of(segments: &[Rejoined]) -> Option<Arc<Marks>> {
+        let mut marks = Marks::default();
+        segments.iter().for_each(|(s, _, _)| marks.add(s));
+        marks.finish()
     }
 
     /// The segments of a scan put back together from their pieces.
@@ -918,6 +1199,51 @@ mod tests {
         "{\"k\" : \"begin\", \"test\":\"b\"}\r\n",
         "{\"k\":\"end\",\"test\":\"b\",\"outcome\":\"pass\"}"
     );
+
+    #[test]
+    fn marks_of_another_file_are_dropped_where_they_do_not_fit() {
+        let marked = TWO.repeat(3);
+        let marks = marks_of(&segments(marked.as_bytes(), Keep::All));
+        assert!(marks.is_some(), "a scan without overlong lines has marks");
+        // Each file differs from the marked one: a line more, less, longer, a header gone,
+        // a test more at the end, the file cut short; and one with an overlong line.
+        let long = format!("{{\"k\":\"def\",\"x\":\"{}\"}}\n", "y".repeat(MAX_RECORD));
+        let changed = [
+            marked.replacen(
+                "{\"k\":\"def\"",
+                "{\"k\":\"use\",\"frame\":1}\n{\"k\":\"def\"",
+                2,
+            ),
+            marked.replacen(
+                "{\"k\":\"def\",\"frame\":1,\"stmt\":1,\"var\":{\"local\":\"end\"}}\n",
+                "",
+                1,
+            ),
+            marked.replacen("\"frame\":1", "\"frame\":12345", 1),
+            marked.replacen(
+                "\"k\":\"end\",\"test\":\"a\"",
+                "\"k\":\"def\",\"test\":\"a\"",
+                1,
+            ),
+            marked.replacen("\"k\" : \"begin\"", "\"k\" : \"use\"", 1),
+            format!("{marked}\n{TWO}"),
+            marked[..marked.len() / 2].to_string(),
+            marked.replacen("\n\n", &format!("\n{long}"), 1),
+        ];
+        for (i, text) in changed.iter().enumerate() {
+            assert_ne!(text, &marked, "case {i} changes the file");
+            for keep in [Keep::All, Keep::Failing, Keep::Except(Arc::new([1, 4]))] {
+                let pieces = |s: Scanner| s.map(|p| format!("{p:?}")).collect::<Vec<_>>();
+                let plain = pieces(scanner(text.as_bytes(), keep.clone()));
+                let followed = scanner(text.as_bytes(), keep.clone()).following(marks.clone());
+                pretty_assertions::assert_eq!(
+                    pieces(followed),
+                    plain,
+                    "case {i}, {keep:?}: marks that do not fit are dropped"
+                );
+            }
+        }
+    }
 
     #[test]
     fn segments_start_at_begin_records_and_are_classed_by_their_first_end() {

@@ -166,6 +166,8 @@ fn first_begin(region: &[u8]) -> Option<usize> {
 /// its own into a queue that the first half's end drains, renumbered.
 pub struct Halves {
     first: Scanner,
+    /// Where the second half starts in the file.
+    at: u64,
     /// The file, to read the second half's held segments from when they come out.
     file: std::fs::File,
     /// The first half's last piece so far: held back, since the last one learns where the
@@ -200,7 +202,7 @@ impl Halves {
             .map_err(|e| Problem::in_file(path, format!("cannot read: {e}")))?;
         let rest = Counting::new(file.take(len - at), Arc::clone(&read));
         let second = Scanner::from_reader(path, Box::new(rest), read, keep).holding_ranges(at);
-        Halves::start(first, second, again, budget)
+        Halves::start(first, second, at, again, budget)
             .map_err(|e| Problem::in_file(path, format!("cannot start a thread to read it: {e}")))
     }
 
@@ -208,6 +210,7 @@ impl Halves {
     fn start(
         first: Scanner,
         second: Scanner,
+        at: u64,
         file: std::fs::File,
         budget: usize,
     ) -> io::Result<Halves> {
@@ -240,6 +243,7 @@ impl Halves {
             })?;
         Ok(Halves {
             first,
+            at,
             file,
             held: None,
             shift: None,
@@ -267,6 +271,7 @@ impl Halves {
         let lines = self.first.lines_scanned();
         seg.next_begin = Some(lines + 1);
         self.shift = Some(Shift {
+            bytes: self.at,
             lines,
             ordinals: seg.ordinal,
             tests: seg.index + usize::from(seg.finishes()),
@@ -366,6 +371,8 @@ impl Drop for Halves {
 
 /// What the first half counted, which the second half's pieces add to theirs.
 struct Shift {
+    /// Where the second half starts in the file.
+    bytes: u64,
     lines: u64,
     /// The first half's last segment ordinal (the second half's lead segment, 0, is dropped).
     ordinals: usize,
@@ -389,6 +396,13 @@ impl Shift {
             }
             if let Some(next) = &mut seg.next_begin {
                 *next += self.lines;
+            }
+            if let Some(o) = &mut seg.offsets {
+                for at in [&mut o.begin, &mut o.first_end].into_iter().flatten() {
+                    at.byte += self.bytes;
+                    at.line += self.lines;
+                }
+                o.end += self.bytes;
             }
             if let Some(line) = seg.fatal.as_mut().and_then(|p| p.line.as_mut()) {
                 *line += self.lines;

@@ -240,6 +240,7 @@ fn pass_one(
 ) -> Result<First, Vec<Problem>> {
     // Pass 1 keeps few bytes and its analysis is light: the scan is most of it, so it runs
     // in halves on two threads when there are two cores for it.
+    let stamp = bundle.tests.stamp();
     let scanner = if jobs.workers() > 0 {
         bundle.tests.scan_halves(Keep::Failing)
     } else {
@@ -248,7 +249,6 @@ fn pass_one(
             .scan(Keep::Failing)
             .map(|s| Pieces::Whole(Box::new(s)))
     };
-    let stamp = bundle.tests.stamp();
     let scanner = scanner.map_err(|p| vec![p])?;
     let read = scanner.bytes_read();
     let mut marks = Marks::default();
@@ -277,13 +277,11 @@ fn pass_one(
             let header = piece.end.as_ref().and_then(|s| s.first_end.clone());
             if let Some(seg) = &piece.end {
                 marks.add(seg);
-            }
-            if let Some(seg) = &piece.end
-                && seg.failing()
-            {
-                first.failing.push(seg.ordinal);
-                if let (true, Some(h)) = (seg.deferred, &seg.first_end) {
-                    first.deferred.push((seg.ordinal, h.clone()));
+                if seg.failing() {
+                    first.failing.push(seg.ordinal);
+                    if let (true, Some(h)) = (seg.deferred, &seg.first_end) {
+                        first.deferred.push((seg.ordinal, h.clone()));
+                    }
                 }
             }
             first.piece(piece, header, bundle, options, &mut feed);

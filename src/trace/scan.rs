@@ -529,8 +529,8 @@ impl Scanner {
 
     /// Makes the scanner take the header lines from `marks`, which an earlier scan of the same
     /// file made ([`Marks`]), instead of searching for them. The segments and pieces are the
-    /// same; should a mark not be the header it says (the file changed), the scanner searches
-    /// from there on, as without marks.
+    /// same; should a mark not be the header it says (the file changed), the scanner drops the
+    /// marks and searches again from the line after the last header it took.
     pub fn following(mut self, marks: Option<Arc<Marks>>) -> Scanner {
         self.replay = marks.map(|marks| Replay {
             marks,

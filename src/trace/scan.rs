@@ -636,14 +636,12 @@ impl Scanner {
             next_begin,
             fatal,
             deferred: false,
-            offsets: self.exact.then(|| Offsets {
+            offsets: self.exact.then_some(Offsets {
                 begin: self.cur.begin_at.take(),
                 first_end: self.cur.end_at.take(),
                 end: self.consumed + at as u64,
             }),
         };
-        self.cur.begin_at = None;
-        self.cur.end_at = None;
         // A held segment larger than the hold is dropped here if no step's end caught it: so a
         // failing test is deferred exactly when it is larger than the hold, however the file's
         // steps fall (a split scan's second half steps from its own start).
@@ -1107,7 +1105,6 @@ mod tests {
     fn segments(text: &[u8], keep: Keep) -> Vec<(Segment, Option<Vec<u8>>, Vec<u64>)> {
         let read = rejoin(scanner(text, keep.clone()));
         let marks = marks_of(&read);
-        let pieces = |s: Scanner| s.map(|p| format!("{p:?}")).collect::<Vec<_>>();
         let plain = pieces(scanner(text, keep.clone()));
         assert_eq!(
             pieces(scanner(text, keep.clone()).following(marks.clone())),
@@ -1132,6 +1129,11 @@ mod tests {
     }
 
     type Rejoined = (Segment, Option<Vec<u8>>, Vec<u64>);
+
+    /// Every piece of a scan, field for field.
+    fn pieces(s: Scanner) -> Vec<String> {
+        s.map(|p| format!("{p:?}")).collect()
+    }
 
     /// The marks of a scan's segments.
     fn marks_of(segments: &[Rejoined]) -> Option<Arc<Marks>> {
@@ -1233,7 +1235,6 @@ mod tests {
         for (i, text) in changed.iter().enumerate() {
             assert_ne!(text, &marked, "case {i} changes the file");
             for keep in [Keep::All, Keep::Failing, Keep::Except(Arc::new([1, 4]))] {
-                let pieces = |s: Scanner| s.map(|p| format!("{p:?}")).collect::<Vec<_>>();
                 let plain = pieces(scanner(text.as_bytes(), keep.clone()));
                 let followed = scanner(text.as_bytes(), keep.clone()).following(marks.clone());
                 pretty_assertions::assert_eq!(

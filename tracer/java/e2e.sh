@@ -155,6 +155,24 @@ grep -q "test lines of calls from the test body: 0 from the test classes' call s
   || { echo "FAIL: PAF_TEST_SITES=0 must leave the test classes unchanged"; exit 1; }
 echo "ok: sites: the same trace with and without sites ($hits test lines from sites, $walks from walks)"
 
+echo "== split (small methods split in two, docs/java.md \"Split methods\": the same trace as unsplit)"
+# the sites example's test lines from stack walks (dispatcher frames left out), the library
+# example, and the cap example (its loop runs past the cap, where dispatchers run the original)
+PAF_SPLIT=0 PAF_TEST_SITES=0 "$PAF" trace java -v --plain --classpath "$OUT/classes/sites" --include sites \
+  --tests sites.SitesTest -o "$OUT/sites-0-unsplit" 2> "$OUT/sites-0-unsplit.log" \
+  || { cat "$OUT/sites-0-unsplit.log" >&2; exit 1; }
+cmp "$OUT/sites-0/tests.jsonl" "$OUT/sites-0-unsplit/tests.jsonl" \
+  || { echo "FAIL: split methods change the trace of the sites example (test lines from stack walks)"; exit 1; }
+n=$(sed -nE 's/^paf trace: small methods split in two.*: ([0-9]+)$/\1/p' "$OUT/sites-0.log")
+[ "${n:-0}" -gt 0 ] || { echo "FAIL: no method of the sites example was split"; cat "$OUT/sites-0.log"; exit 1; }
+grep -q 'small methods split in two.*: 0$' "$OUT/sites-0-unsplit.log" \
+  || { echo "FAIL: PAF_SPLIT=0 must split no method"; exit 1; }
+PAF_SPLIT=0 "$PAF" trace java --quiet --plain --classpath "$OUT/classes/library" --include org.shelf \
+  --tests "$(tests_of library)" --sourcepath "$TD/library/src" -o "$OUT/library-unsplit" 2> /dev/null
+cmp <(gzip -dc "$OUT/library/tests.jsonl.gz") "$OUT/library-unsplit/tests.jsonl" \
+  || { echo "FAIL: split methods change the trace of the library example"; exit 1; }
+echo "ok: split: the same traces with $n methods of the sites example split and unsplit, and of the library example"
+
 echo "== cap (a class initializer and a test past the event cap, testdata/java/cap/README.md)"
 compile cap
 "$PAF" trace java --quiet --max-events 40000 --classpath "$OUT/classes/cap" --include cap --tests cap.CapTest \
@@ -162,6 +180,13 @@ compile cap
 "$PAF" validate "$OUT/cap" > /dev/null
 "$PAF" rank "$OUT/cap" --format json > "$OUT/cap.rank.json"
 $CHECK cases "$TD/cap/src" "$TD/cap/expected.json" "$OUT/cap.rank.json" "$OUT/cap"
+for s in 1 0; do
+  PAF_SPLIT=$s "$PAF" trace java --quiet --plain --max-events 40000 --classpath "$OUT/classes/cap" --include cap \
+    --tests cap.CapTest --sourcepath "$TD/cap/src" -o "$OUT/cap-split$s" 2> /dev/null
+done
+cmp "$OUT/cap-split1/tests.jsonl" "$OUT/cap-split0/tests.jsonl" \
+  || { echo "FAIL: split methods change the trace of the cap example"; exit 1; }
+echo "ok: split: the same trace of the cap example split and unsplit"
 python3 "$ROOT/scripts/check-schema.py" "$OUT/motivating" "$OUT/library" "$OUT/static-state" "$OUT/robustness" \
   "$OUT/cases" "$OUT/cap" > /dev/null && echo "ok: every bundle traced here matches docs/trace-format.schema.json"
 

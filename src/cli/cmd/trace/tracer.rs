@@ -26,6 +26,7 @@ const FILES: &[(&str, &[u8])] = embed![
     "src/instr/paf/instr/Hierarchy.java",
     "src/instr/paf/instr/Instrumenter.java",
     "src/instr/paf/instr/MethodInstrumenter.java",
+    "src/instr/paf/instr/Split.java",
     "src/instr/paf/instr/StaticDuas.java",
     "src/instr/paf/instr/TestSites.java",
     "src/rt/paf/rt/Compactor.java",

@@ -59,6 +59,7 @@ public final class Agent {
                 w.write("classes " + s.get("classes") + "\n");
                 w.write("counts " + s.get("counts") + "\n"); // tests, passing, truncated, event lines
                 w.write("sites " + s.get("sites") + "\n"); // test lines from call sites, from stack walks
+                w.write("split " + s.get("split") + "\n"); // small methods split (paf.instr.Split)
                 for (Object e : (List<?>) s.get("errors")) w.write("error " + e + "\n");
             } catch (Exception e) {
                 // nothing to do at shutdown

@@ -152,6 +152,7 @@ public final class Instrumenter implements ClassFileTransformer {
                 skip.add(failed);
                 continue;
             }
+            if (SPLIT) split(cr, cn, skip);
             int flags = (cn.version & 0xffff) >= Opcodes.V1_6 ? ClassWriter.COMPUTE_FRAMES : ClassWriter.COMPUTE_MAXS;
             ClassWriter cw = new LoaderClassWriter(flags, hierarchy);
             try {
@@ -169,6 +170,27 @@ public final class Instrumenter implements ClassFileTransformer {
     }
 
     /** The source file name of a class (its SourceFile attribute, else guessed from its name). */
+    /** PAF_SPLIT=0 (a diagnostic): no method is split ({@link Split}). */
+    private static final boolean SPLIT = !"0".equals(System.getenv("PAF_SPLIT"));
+
+    /** Splits the small instrumented methods of {@code cn} ({@link Split}); {@code skip}: those left uninstrumented. */
+    private static void split(ClassReader cr, ClassNode cn, Set<String> skip) {
+        if ((cn.access & Opcodes.ACC_INTERFACE) != 0) return;
+        ClassNode orig = new ClassNode();
+        cr.accept(orig, ClassReader.SKIP_FRAMES);
+        List<MethodNode> added = new ArrayList<>();
+        for (int i = 0; i < cn.methods.size(); i++) {
+            MethodNode mn = cn.methods.get(i), o = orig.methods.get(i);
+            if (skip.contains(mn.name + mn.desc) || !o.desc.equals(mn.desc) || !o.name.equals(mn.name)) continue;
+            MethodNode d = Split.dispatcher(cn, o);
+            if (d == null) continue;
+            Split.toCopy(mn);
+            added.add(d);
+        }
+        cn.methods.addAll(added);
+        if (!added.isEmpty()) R.split(added.size());
+    }
+
     static String sourceFile(ClassNode cn) {
         String simple = cn.name.substring(cn.name.lastIndexOf('/') + 1);
         int dollar = simple.indexOf('$');

@@ -442,6 +442,15 @@ public final class R {
         }
     }
 
+    /** Methods split into a dispatcher and an instrumented copy (paf.instr.Split): a figure for {@code -v}. */
+    private static long splitMethods;
+
+    public static void split(int methods) {
+        synchronized (LOCK) {
+            splitMethods += methods;
+        }
+    }
+
     public static void instrumentError(String msg) {
         synchronized (LOCK) {
             instrumentErrors.add(msg);
@@ -706,7 +715,7 @@ public final class R {
         boolean comma = false;
         for (int i = first; i < end; i++) {
             StackTraceElement e = st[i];
-            if (agentFrame(e.getClassName())) continue;
+            if (agentFrame(e.getClassName()) || e.getLineNumber() == DISPATCH_LINE) continue;
             if (comma) o.b(',');
             comma = true;
             o.a("{\"class\":").str(e.getClassName()).a(",\"method\":").str(e.getMethodName()).a(",\"file\":")
@@ -811,6 +820,17 @@ public final class R {
     }
 
     /** Whether a method entered now on this thread is called by the test body (no instrumented frame is active). */
+    /**
+     * The line of a split method's dispatcher frame (paf.instr.Split.LINE): it sits between the
+     * instrumented copy and its caller, and is left out of recorded stacks and test-line walks.
+     */
+    public static final int DISPATCH_LINE = 65535;
+
+    /** Whether events are recorded: the check of a split method's dispatcher (paf.instr.Split). */
+    public static boolean on() {
+        return recording;
+    }
+
     public static boolean topLevel() {
         return recording && topLevelSlow();
     }
@@ -857,7 +877,7 @@ public final class R {
         while (it.hasNext()) {
             StackWalker.StackFrame f = it.next();
             String c = f.getClassName();
-            if (c.startsWith("paf.rt.") || reflectionFrame(c)) continue;
+            if (c.startsWith("paf.rt.") || reflectionFrame(c) || f.getLineNumber() == DISPATCH_LINE) continue;
             if (!callee) { // the instrumented method being entered
                 callee = true;
                 continue;
@@ -1795,6 +1815,7 @@ public final class R {
             m.put("errors", new ArrayList<>(instrumentErrors));
             m.put("counts", endedTests + " " + passedTests + " " + truncatedTests + " " + eventLines);
             m.put("sites", siteHits + " " + siteWalks);
+            m.put("split", splitMethods);
         }
         return m;
     }

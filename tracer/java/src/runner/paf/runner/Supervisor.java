@@ -801,7 +801,7 @@ public final class Supervisor {
         long events = c.events, bytes = c.bytes;
         // agent reports
         int classes = 0;
-        long siteHits = 0, siteWalks = 0;
+        long siteHits = 0, siteWalks = 0, split = 0;
         List<String> errors = new ArrayList<>();
         for (int p = 0; p <= parts; p++) {
             File af = new File(work, "agent." + p + ".txt");
@@ -809,7 +809,13 @@ public final class Supervisor {
             for (String l : Files.readAllLines(af.toPath(), StandardCharsets.UTF_8)) {
                 if (l.startsWith("classes ")) classes = Math.max(classes, Integer.parseInt(l.substring(8).trim()));
                 else if (l.startsWith("error ") && !errors.contains(l.substring(6))) errors.add(l.substring(6));
-                else if (l.startsWith("sites ")) { // a figure for -v only: a line cut short counts nothing
+                else if (l.startsWith("split ")) { // a figure for -v only; per JVM, as classes
+                    try {
+                        split = Math.max(split, Long.parseLong(l.substring(6).trim()));
+                    } catch (RuntimeException e) {
+                        // not a number
+                    }
+                } else if (l.startsWith("sites ")) { // a figure for -v only: a line cut short counts nothing
                     String[] hw = l.substring(6).trim().split(" ");
                     try {
                         long h = Long.parseLong(hw[0]), w = Long.parseLong(hw[1]);
@@ -844,6 +850,7 @@ public final class Supervisor {
         if (verbose)
             System.err.println("paf trace: test lines of calls from the test body: " + siteHits
                     + " from the test classes' call sites, " + siteWalks + " from stack walks");
+        if (verbose) System.err.println("paf trace: small methods split in two (a copy runs recorded): " + split);
         Summary s = new Summary();
         s.tests = nTests;
         s.classes = classes;

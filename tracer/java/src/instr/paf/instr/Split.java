@@ -1,0 +1,163 @@
+//! Splits small methods into a dispatcher that runs the original body when nothing is recorded and an instrumented private copy.
+package paf.instr;
+
+import static org.objectweb.asm.Opcodes.*;
+
+import org.objectweb.asm.Type;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.JumpInsnNode;
+import org.objectweb.asm.tree.LabelNode;
+import org.objectweb.asm.tree.LineNumberNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.VarInsnNode;
+
+/**
+ * Small methods split in two, so that code running unrecorded runs them as the compiler sees
+ * them uninstrumented. The method keeps its name, descriptor and access and becomes a
+ * <em>dispatcher</em>: {@code if (R.on()) return m(args..., null); <the original body>}. The
+ * instrumented body moves to a private synthetic overload {@code m(args..., R)} (same name, so a
+ * stack trace names the method as before; the extra parameter only tells the two apart). A
+ * dispatcher is small enough for C1 to inline (C1MaxInlineSize, 35 bytes of bytecode), so a
+ * getter called in a loop that runs past the event cap costs what it costs without the agent,
+ * where its instrumented body cost a call and a check per event (docs/performance.md,
+ * "Fourteenth round").
+ *
+ * <p>The dispatcher's call to the instrumented copy carries line {@link #LINE}: its frame is in
+ * every stack between the copy and its caller, and the runtime leaves frames of that line out
+ * of what it records and walks ({@code R.DISPATCH_LINE}), so traces are the same as without it.
+ */
+final class Split {
+    private Split() {}
+
+    /** The line of a dispatcher's call: the largest a class file can name (a u2), so no real line but the 65,535th of a file. */
+    static final int LINE = paf.rt.R.DISPATCH_LINE;
+    /** C1's inlining limit (C1MaxInlineSize) for a dispatcher's bytecode. */
+    static final int INLINE = 35;
+    static final String RT = "paf/rt/R";
+
+    /**
+     * The dispatcher for {@code original} (before instrumentation) when its bytecode, with the
+     * dispatch, stays within {@link #INLINE} bytes; null when the method is not split.
+     */
+    static MethodNode dispatcher(ClassNode cn, MethodNode original) {
+        if ((cn.access & ACC_INTERFACE) != 0) return null;
+        if ((original.access & (ACC_ABSTRACT | ACC_NATIVE | ACC_SYNCHRONIZED | ACC_BRIDGE)) != 0) return null;
+        if (original.name.startsWith("<") || !original.tryCatchBlocks.isEmpty()) return null;
+        for (AbstractInsnNode n = original.instructions.getFirst(); n != null; n = n.getNext())
+            if (n.getOpcode() == JSR || n.getOpcode() == RET) return null; // left whole, as the instrumenter leaves them
+        Type[] args = Type.getArgumentTypes(original.desc);
+        boolean isStatic = (original.access & ACC_STATIC) != 0;
+        int size = 3 + 3 + 1 + 3 + 1; // on(), ifeq, aconst_null, invoke, return
+        int slot = 0;
+        if (!isStatic) {
+            size += 1;
+            slot = 1;
+        }
+        for (Type t : args) {
+            size += slot <= 3 ? 1 : 2;
+            slot += t.getSize();
+        }
+        if (slot + 1 > 255) return null;
+        int body = bodySize(original);
+        if (body < 0 || size + body > INLINE) return null;
+
+        MethodNode d = new MethodNode(ASM9, original.access, original.name, original.desc, original.signature,
+                original.exceptions.toArray(new String[0]));
+        original.accept(d); // annotations, parameters and the original code
+        InsnList pre = new InsnList();
+        LabelNode start = new LabelNode(), plain = new LabelNode();
+        pre.add(start);
+        pre.add(new LineNumberNode(LINE, start));
+        pre.add(new MethodInsnNode(INVOKESTATIC, RT, "on", "()Z", false));
+        pre.add(new JumpInsnNode(IFEQ, plain));
+        slot = 0;
+        if (!isStatic) pre.add(new VarInsnNode(ALOAD, slot++));
+        for (Type t : args) {
+            pre.add(new VarInsnNode(t.getOpcode(ILOAD), slot));
+            slot += t.getSize();
+        }
+        pre.add(new InsnNode(ACONST_NULL));
+        pre.add(new MethodInsnNode(isStatic ? INVOKESTATIC : INVOKESPECIAL, cn.name, original.name, copyDesc(original.desc),
+                false));
+        pre.add(new InsnNode(Type.getReturnType(original.desc).getOpcode(IRETURN)));
+        pre.add(plain);
+        d.instructions.insert(pre);
+        return d;
+    }
+
+    /** {@code desc} with an {@code R} parameter last: the instrumented copy's descriptor. */
+    static String copyDesc(String desc) {
+        int close = desc.indexOf(')');
+        return desc.substring(0, close) + "L" + RT + ";" + desc.substring(close);
+    }
+
+    /**
+     * Makes the instrumented {@code mn} the private copy. The extra parameter takes the slot after
+     * the arguments, where the body keeps its first local: the body never reads the parameter,
+     * so its own stores there are as before (the verifier lets a slot change its type), and no
+     * local has to move. The class writer computes the copy's frames and maxima again.
+     */
+    static void toCopy(MethodNode mn) {
+        mn.desc = copyDesc(mn.desc);
+        mn.signature = null;
+        mn.access = (mn.access & ~(ACC_PUBLIC | ACC_PROTECTED | ACC_FINAL | ACC_VARARGS)) | ACC_PRIVATE | ACC_SYNTHETIC;
+        // annotations stay on the dispatcher, which keeps the method's place in the class
+        mn.visibleAnnotations = null;
+        mn.invisibleAnnotations = null;
+        mn.visibleParameterAnnotations = null;
+        mn.invisibleParameterAnnotations = null;
+        mn.visibleAnnotableParameterCount = 0;
+        mn.invisibleAnnotableParameterCount = 0;
+        mn.visibleTypeAnnotations = null;
+        mn.invisibleTypeAnnotations = null;
+        mn.visibleLocalVariableAnnotations = null;
+        mn.invisibleLocalVariableAnnotations = null;
+        mn.annotationDefault = null;
+        mn.parameters = null;
+    }
+
+    /** An upper bound of the method's bytecode length; -1 for an instruction not counted (a switch, wide forms). */
+    static int bodySize(MethodNode mn) {
+        int n = 0;
+        for (AbstractInsnNode i = mn.instructions.getFirst(); i != null; i = i.getNext()) {
+            int op = i.getOpcode();
+            if (op < 0) continue; // labels, lines, frames
+            switch (i.getType()) {
+                case AbstractInsnNode.INSN:
+                    n += 1;
+                    break;
+                case AbstractInsnNode.INT_INSN:
+                    n += op == SIPUSH ? 3 : 2;
+                    break;
+                case AbstractInsnNode.VAR_INSN:
+                    n += ((VarInsnNode) i).var > 255 ? 4 : 2;
+                    break;
+                case AbstractInsnNode.IINC_INSN:
+                    n += 6;
+                    break;
+                case AbstractInsnNode.TYPE_INSN:
+                case AbstractInsnNode.FIELD_INSN:
+                case AbstractInsnNode.LDC_INSN:
+                    n += 3;
+                    break;
+                case AbstractInsnNode.JUMP_INSN:
+                    n += 5;
+                    break;
+                case AbstractInsnNode.METHOD_INSN:
+                case AbstractInsnNode.INVOKE_DYNAMIC_INSN:
+                    n += 5;
+                    break;
+                case AbstractInsnNode.MULTIANEWARRAY_INSN:
+                    n += 4;
+                    break;
+                default:
+                    return -1;
+            }
+        }
+        return n;
+    }
+}

@@ -66,21 +66,43 @@ final class MethodInstrumenter {
         }
     }
 
+    /**
+     * The sources of the operand stack's values. A local's value is no source of anything: a load
+     * is its value's producer (a new value, whatever the local holds), and nothing here reads a
+     * frame's locals. So every store and IINC leaves the same empty value in its local, and the
+     * locals of two frames always merge to what they were: the analysis no longer builds and
+     * compares a set of stores per local at every join (about a quarter of the instrumenter's
+     * samples on la4j: docs/performance.md, "Fourteenth round"). InterpCheck holds the stack's
+     * sources to ASM's.
+     */
     static final class Interp extends SourceInterpreter {
+        /** What a local holds after a store or an IINC: no source, of one or two slots. */
+        private static final SourceValue LOCAL1 = new SourceValue(1), LOCAL2 = new SourceValue(2);
+
+        /** Whether locals keep their stores as sources, as ASM's SourceInterpreter does (InterpCheck's reference). */
+        private final boolean localSources;
+
         Interp() {
+            this(false);
+        }
+
+        Interp(boolean localSources) {
             super(ASM9);
+            this.localSources = localSources;
         }
 
         @Override
         public SourceValue copyOperation(AbstractInsnNode insn, SourceValue value) {
             int op = insn.getOpcode();
             if (op >= DUP && op <= SWAP) return value; // look through DUP*, SWAP
+            if (op >= ISTORE && op <= ASTORE && !localSources) return value.getSize() == 2 ? LOCAL2 : LOCAL1;
             return super.copyOperation(insn, value);
         }
 
         @Override
         public SourceValue unaryOperation(AbstractInsnNode insn, SourceValue value) {
             if (insn.getOpcode() == CHECKCAST) return new CastValue(value);
+            if (insn.getOpcode() == IINC && !localSources) return LOCAL1;
             return super.unaryOperation(insn, value);
         }
     }

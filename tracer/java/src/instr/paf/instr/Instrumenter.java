@@ -152,7 +152,7 @@ public final class Instrumenter implements ClassFileTransformer {
                 skip.add(failed);
                 continue;
             }
-            if (SPLIT) split(cr, cn, skip);
+            if (SPLIT) split(probe, cn, skip);
             int flags = (cn.version & 0xffff) >= Opcodes.V1_6 ? ClassWriter.COMPUTE_FRAMES : ClassWriter.COMPUTE_MAXS;
             ClassWriter cw = new LoaderClassWriter(flags, hierarchy);
             try {
@@ -169,15 +169,16 @@ public final class Instrumenter implements ClassFileTransformer {
         throw new IllegalStateException("gave up after " + skip.size() + " uninstrumentable methods");
     }
 
-    /** The source file name of a class (its SourceFile attribute, else guessed from its name). */
     /** PAF_SPLIT=0 (a diagnostic): no method is split ({@link Split}). */
     private static final boolean SPLIT = !"0".equals(System.getenv("PAF_SPLIT"));
 
-    /** Splits the small instrumented methods of {@code cn} ({@link Split}); {@code skip}: those left uninstrumented. */
-    private static void split(ClassReader cr, ClassNode cn, Set<String> skip) {
+    /**
+     * Splits the small instrumented methods of {@code cn} ({@link Split}), their original code
+     * taken from {@code orig} (the class as read, which nothing changes); {@code skip}: the
+     * methods left uninstrumented.
+     */
+    private static void split(ClassNode orig, ClassNode cn, Set<String> skip) {
         if ((cn.access & Opcodes.ACC_INTERFACE) != 0) return;
-        ClassNode orig = new ClassNode();
-        cr.accept(orig, ClassReader.SKIP_FRAMES);
         List<MethodNode> added = new ArrayList<>();
         for (int i = 0; i < cn.methods.size(); i++) {
             MethodNode mn = cn.methods.get(i), o = orig.methods.get(i);
@@ -191,6 +192,7 @@ public final class Instrumenter implements ClassFileTransformer {
         if (!added.isEmpty()) R.split(added.size());
     }
 
+    /** The source file name of a class (its SourceFile attribute, else guessed from its name). */
     static String sourceFile(ClassNode cn) {
         String simple = cn.name.substring(cn.name.lastIndexOf('/') + 1);
         int dollar = simple.indexOf('$');

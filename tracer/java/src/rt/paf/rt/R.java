@@ -819,7 +819,6 @@ public final class R {
         return n;
     }
 
-    /** Whether a method entered now on this thread is called by the test body (no instrumented frame is active). */
     /**
      * The line of a split method's dispatcher frame (paf.instr.Split.LINE): it sits between the
      * instrumented copy and its caller, and is left out of recorded stacks and test-line walks.
@@ -831,6 +830,7 @@ public final class R {
         return recording;
     }
 
+    /** Whether a method entered now on this thread is called by the test body (no instrumented frame is active). */
     public static boolean topLevel() {
         return recording && topLevelSlow();
     }

@@ -168,7 +168,8 @@ n=$(sed -nE 's/^paf trace: small methods split in two.*: ([0-9]+)$/\1/p' "$OUT/s
 grep -q 'small methods split in two.*: 0$' "$OUT/sites-0-unsplit.log" \
   || { echo "FAIL: PAF_SPLIT=0 must split no method"; exit 1; }
 PAF_SPLIT=0 "$PAF" trace java --quiet --plain --classpath "$OUT/classes/library" --include org.shelf \
-  --tests "$(tests_of library)" --sourcepath "$TD/library/src" -o "$OUT/library-unsplit" 2> /dev/null
+  --tests "$(tests_of library)" --sourcepath "$TD/library/src" -o "$OUT/library-unsplit" 2> "$OUT/library-unsplit.log" \
+  || { cat "$OUT/library-unsplit.log" >&2; exit 1; }
 cmp <(gzip -dc "$OUT/library/tests.jsonl.gz") "$OUT/library-unsplit/tests.jsonl" \
   || { echo "FAIL: split methods change the trace of the library example"; exit 1; }
 echo "ok: split: the same traces with $n methods of the sites example split and unsplit, and of the library example"
@@ -182,7 +183,8 @@ compile cap
 $CHECK cases "$TD/cap/src" "$TD/cap/expected.json" "$OUT/cap.rank.json" "$OUT/cap"
 for s in 1 0; do
   PAF_SPLIT=$s "$PAF" trace java --quiet --plain --max-events 40000 --classpath "$OUT/classes/cap" --include cap \
-    --tests cap.CapTest --sourcepath "$TD/cap/src" -o "$OUT/cap-split$s" 2> /dev/null
+    --tests cap.CapTest --sourcepath "$TD/cap/src" -o "$OUT/cap-split$s" 2> "$OUT/cap-split$s.log" \
+    || { cat "$OUT/cap-split$s.log" >&2; exit 1; }
 done
 cmp "$OUT/cap-split1/tests.jsonl" "$OUT/cap-split0/tests.jsonl" \
   || { echo "FAIL: split methods change the trace of the cap example"; exit 1; }

@@ -105,7 +105,7 @@ final class Split {
         mn.desc = copyDesc(mn.desc);
         mn.signature = null;
         mn.access = (mn.access & ~(ACC_PUBLIC | ACC_PROTECTED | ACC_FINAL | ACC_VARARGS)) | ACC_PRIVATE | ACC_SYNTHETIC;
-        // annotations stay on the dispatcher, which keeps the method's place in the class
+        // annotations stay on the dispatcher: it is the method that reflection and callers see
         mn.visibleAnnotations = null;
         mn.invisibleAnnotations = null;
         mn.visibleParameterAnnotations = null;

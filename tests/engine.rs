@@ -230,7 +230,7 @@ proptest! {
 #[test]
 fn crash_uses_are_the_crash_statements_and_variables() {
     let bundle = Bundle::open(Path::new("testdata/java/motivating/bundle")).expect("opens");
-    let uses = engine::crash_uses(&bundle, Jobs::new(2), &mut ()).expect("no problems");
+    let uses = engine::crash_uses(&bundle, Jobs::new(2), None, &mut ()).expect("no problems");
     let by_line: Vec<(u32, String)> = uses
         .iter()
         .map(|u| {
@@ -249,4 +249,57 @@ fn crash_uses_are_the_crash_statements_and_variables() {
             (59, "org.example.ProjectEntry.getProject()".to_string())
         ]
     );
+}
+
+/// `paf trace java` reads its new bundle's failing tests at the places the agent says the
+/// tests' header lines are (`.work/tests.marks`): with the file's own places, or with places
+/// that do not fit it (another file's: the scan searches again), the crash uses are those a
+/// search finds.
+#[test]
+fn crash_uses_are_the_same_with_the_agents_marks_or_marks_that_do_not_fit() {
+    use paf::trace::scan::{At, Marks};
+    use std::sync::Arc;
+    let bundle_of = |seed: u64, dir: &Path| {
+        let config = SynthConfig {
+            failing: 25,
+            passing: 400,
+            events_per_test: 300,
+            seed,
+            compression: Compression::None,
+            order_dependent: 0,
+        };
+        synth::generate(&config, dir).unwrap();
+        Bundle::open(dir).unwrap()
+    };
+    // the places of the header lines, as the agent counts them
+    let marks_of = |dir: &Path| {
+        let text = std::fs::read(dir.join("tests.jsonl")).unwrap();
+        let (mut byte, mut open, mut headers) = (0u64, false, Vec::new());
+        for (n, line) in text.split_inclusive(|b| *b == b'\n').enumerate() {
+            let at = At {
+                byte,
+                line: n as u64 + 1,
+            };
+            if line.starts_with(b"{\"k\":\"begin\"") {
+                headers.push((at, true));
+                open = true;
+            } else if open && line.starts_with(b"{\"k\":\"end\"") {
+                headers.push((at, false));
+                open = false;
+            }
+            byte += line.len() as u64;
+        }
+        assert!(headers.len() > 800, "the file has its tests' header lines");
+        Arc::new(Marks::from_headers(headers, byte).expect("marks in order"))
+    };
+    let (one, other) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let bundle = bundle_of(7, one.path());
+    let _ = bundle_of(8, other.path());
+    let searched = engine::crash_uses(&bundle, Jobs::new(2), None, &mut ()).expect("no problems");
+    assert!(!searched.is_empty());
+    for marks in [marks_of(one.path()), marks_of(other.path())] {
+        let followed =
+            engine::crash_uses(&bundle, Jobs::new(2), Some(marks), &mut ()).expect("no problems");
+        assert_eq!(followed, searched);
+    }
 }

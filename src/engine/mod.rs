@@ -140,9 +140,10 @@ fn crash_uses_of(
 pub fn crash_uses(
     bundle: &Bundle,
     jobs: Jobs,
+    marks: Option<Arc<Marks>>,
     progress: &mut dyn Progress,
 ) -> Result<Vec<CrashUse>, Vec<Problem>> {
-    let first = pass_one(bundle, &Options::default(), jobs, progress)?;
+    let first = pass_one(bundle, &Options::default(), jobs, marks, progress)?;
     let mut segments: Vec<_> = first.results.into_iter().collect();
     segments.sort_by_key(|(ordinal, _)| *ordinal);
     let problems: Vec<Problem> = segments
@@ -236,12 +237,21 @@ fn pass_one(
     bundle: &Bundle,
     options: &Options,
     jobs: Jobs,
+    marks: Option<Arc<Marks>>,
     progress: &mut dyn Progress,
 ) -> Result<First, Vec<Problem>> {
     // Pass 1 keeps few bytes and its analysis is light: the scan is most of it, so it runs
     // in halves on two threads when there are two cores for it.
     let stamp = bundle.tests.stamp();
-    let scanner = if jobs.workers() > 0 {
+    let mut lost = None;
+    let scanner = if let Some(marks) = marks.clone() {
+        // the header lines are known: no search, so one scanner reads little but them
+        bundle.tests.scan(Keep::Failing).map(|s| {
+            let (s, flag) = s.following(Some(marks)).trusting_marks();
+            lost = Some(flag);
+            Pieces::Whole(Box::new(s))
+        })
+    } else if jobs.workers() > 0 {
         bundle.tests.scan_halves(Keep::Failing)
     } else {
         bundle
@@ -251,7 +261,7 @@ fn pass_one(
     };
     let scanner = scanner.map_err(|p| vec![p])?;
     let read = scanner.bytes_read();
-    let mut marks = Marks::default();
+    let mut found = Marks::default();
     let mut first = First {
         symbols: bundle.tables.symbols.clone(),
         results: FxHashMap::default(),
@@ -276,7 +286,7 @@ fn pass_one(
             // In this pass a kept segment is one piece, which carries its end record.
             let header = piece.end.as_ref().and_then(|s| s.first_end.clone());
             if let Some(seg) = &piece.end {
-                marks.add(seg);
+                found.add(seg);
                 if seg.failing() {
                     first.failing.push(seg.ordinal);
                     if let (true, Some(h)) = (seg.deferred, &seg.first_end) {
@@ -289,7 +299,12 @@ fn pass_one(
             progress.advance(scan::load(&read), items as u64);
         },
     );
-    first.marks = marks.finish().map(|m| (m, stamp));
+    if lost.is_some_and(|l| l.load(std::sync::atomic::Ordering::Relaxed)) {
+        // the marks did not fit the file after lines were skipped: the line numbers are not
+        // the file's, so it is scanned again, searching
+        return pass_one(bundle, options, jobs, None, progress);
+    }
+    first.marks = found.finish().map(|m| (m, stamp));
     if !first.deferred.is_empty() {
         pass_one_deferred(&mut first, bundle, options, jobs, progress)?;
     }
@@ -608,7 +623,7 @@ pub fn analyze(
 ) -> Result<Analysis, Vec<Problem>> {
     let size = bundle.tests.size();
     progress.grow(2 * size);
-    let mut first = pass_one(bundle, options, jobs, progress)?;
+    let mut first = pass_one(bundle, options, jobs, None, progress)?;
     let isolated = isolated_pass(bundle, options, jobs, &mut first)?;
 
     // What pass 2 keeps: the DUAs that reach a crash statement on a crash variable.

@@ -23,7 +23,7 @@ use std::collections::VecDeque;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, sync_channel};
 
 use memchr::memmem;
@@ -171,6 +171,29 @@ impl Marks {
             v >>= 7;
         }
         self.bytes.push(v as u8);
+    }
+
+    /// Marks another program made, for the file of length `len`: each header line's place
+    /// and whether it is a begin record, in file order (`paf trace java` takes the agent's,
+    /// docs/java.md). `None` if they are not in order or not within the file.
+    pub fn from_headers(headers: impl IntoIterator<Item = (At, bool)>, len: u64) -> Option<Marks> {
+        let mut marks = Marks::default();
+        for (at, begin) in headers {
+            let bytes = at
+                .byte
+                .checked_sub(marks.last.byte)
+                .filter(|d| *d < 1 << 62)?;
+            let lines = at.line.checked_sub(marks.last.line)?;
+            let first = marks.bytes.is_empty();
+            if at.byte >= len || (!first && (bytes == 0 || lines == 0)) {
+                return None;
+            }
+            marks.push(bytes << 1 | u64::from(begin));
+            marks.push(lines);
+            marks.last = at;
+        }
+        marks.len = len;
+        Some(marks)
     }
 
     /// The marks of a whole scan; `None` if some segment lacked offsets or a read failed.
@@ -432,6 +455,12 @@ pub struct Scanner {
     exact: bool,
     /// The marks of an earlier scan of the file, taken instead of searching while they fit.
     replay: Option<Replay>,
+    /// ([`Scanner::trusting_marks`]) Set when the marks were dropped while `line` was behind
+    /// (lines skipped uncounted): the line numbers from there on are not the file's.
+    lines_lost: Option<Arc<AtomicBool>>,
+    /// Bytes of a dropped segment were let go without counting their lines: `line` is right
+    /// again at the next mark.
+    uncounted: bool,
 }
 
 impl Scanner {
@@ -522,6 +551,8 @@ impl Scanner {
             consumed: 0,
             exact: true,
             replay: None,
+            lines_lost: None,
+            uncounted: false,
         };
         s.cur.hold = s.start_hold();
         s
@@ -538,6 +569,33 @@ impl Scanner {
             last: At { byte: 0, line: 1 },
         });
         self
+    }
+
+    /// Makes a scanner that follows marks let the bytes of the segments it drops go without
+    /// counting their lines, each mark giving the number of its own: what is left of a scan
+    /// that keeps few segments is then the header lines (`paf trace java` reads its new
+    /// bundle's failing tests with the marks the tracer wrote; docs/performance.md, "Fifteenth
+    /// round"). Should the marks stop fitting after lines were skipped, the flag returned is
+    /// set: the line numbers from there on are not the file's, and the caller scans again
+    /// without marks.
+    pub fn trusting_marks(mut self) -> (Scanner, Arc<AtomicBool>) {
+        let lost = Arc::new(AtomicBool::new(false));
+        self.lines_lost = Some(Arc::clone(&lost));
+        self.buf.sparse();
+        (self, lost)
+    }
+
+    /// Stops following marks (they do not fit the file, or places in `buf` are no longer the
+    /// file's).
+    fn drop_marks(&mut self) {
+        self.replay = None;
+        self.lose_lines_if_uncounted();
+    }
+
+    fn lose_lines_if_uncounted(&self) {
+        if let (true, Some(lost)) = (self.uncounted, &self.lines_lost) {
+            lost.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Makes the scanner hand on a held segment ([`Keep::Failing`]) as its range in the file
@@ -689,7 +747,17 @@ impl Scanner {
             self.seg_start
         };
         if from > self.counted {
-            self.count_lines();
+            // a dropped segment's bytes before the next mark need no line numbers when the
+            // marks are trusted: that mark gives its own
+            let skip = self.lines_lost.is_some()
+                && self.cur.hold == Hold::Drop
+                && self.replay.as_ref().is_some_and(|r| r.peek().is_some());
+            if skip {
+                self.counted = from;
+                self.uncounted = true;
+            } else {
+                self.count_lines();
+            }
         }
         if from > 0 {
             self.buf.consume(from);
@@ -724,6 +792,7 @@ impl Scanner {
         };
         self.scan(end);
         if eof {
+            self.lose_lines_if_uncounted(); // marks past the end were not taken
             self.count_lines();
             let at = self.buf.len();
             self.close(at, None, None);
@@ -736,6 +805,7 @@ impl Scanner {
 
     /// A read error ends the file: what was read is scanned and the error closes the segment.
     fn fail(&mut self, e: &std::io::Error) {
+        self.lose_lines_if_uncounted();
         if self.skipping {
             let scanned = self.scanned;
             let buf = self.edit();
@@ -849,7 +919,7 @@ impl Scanner {
     /// file's, so the scan has no offsets and no longer follows marks.
     fn edit(&mut self) -> &mut Vec<u8> {
         self.exact = false;
-        self.replay = None;
+        self.drop_marks();
         self.buf.edit()
     }
 
@@ -891,7 +961,7 @@ impl Scanner {
                 }
             };
         if !fits {
-            self.replay = None;
+            self.drop_marks();
         }
         fits.then_some(starts)
     }
@@ -922,14 +992,17 @@ impl Scanner {
             if !as_marked {
                 // The file is not the one marked: search the rest of this step from the last
                 // header taken, and go on without marks.
-                self.replay = None;
+                self.drop_marks();
                 starts = self.search(resume, end);
                 next = 0;
                 continue;
             }
             self.scanned = ls;
             match mark {
-                Some((at, _)) => (self.line, self.counted) = (at.line, ls),
+                Some((at, _)) => {
+                    (self.line, self.counted) = (at.line, ls);
+                    self.uncounted = false;
+                }
                 None => self.count_lines(),
             }
             resume = (le + 1).min(end);
@@ -1111,6 +1184,18 @@ mod tests {
             plain,
             "a scan following marks gives the same pieces"
         );
+        let (trusting, lost) = scanner(text, keep.clone())
+            .following(marks.clone())
+            .trusting_marks();
+        assert_eq!(
+            pieces(trusting),
+            plain,
+            "a scan trusting marks gives the same pieces"
+        );
+        assert!(
+            !lost.load(Ordering::Relaxed),
+            "marks of the file are not lost"
+        );
         for window in [4096, WINDOW] {
             let (mapped, _dir) = mapped_scanner(text, keep.clone(), window);
             assert_eq!(
@@ -1123,6 +1208,13 @@ mod tests {
                 format!("{:?}", rejoin(mapped.following(marks.clone()))),
                 format!("{read:?}"),
                 "a mapped file scans the same following marks"
+            );
+            let (mapped, _dir) = mapped_scanner(text, keep.clone(), window);
+            let (trusting, _) = mapped.following(marks.clone()).trusting_marks();
+            assert_eq!(
+                format!("{:?}", rejoin(trusting)),
+                format!("{read:?}"),
+                "a mapped file scans the same trusting marks"
             );
         }
         read
@@ -1242,8 +1334,122 @@ mod tests {
                     plain,
                     "case {i}, {keep:?}: marks that do not fit are dropped"
                 );
+                // trusted, they give the same pieces, or say the line numbers are lost
+                let (trusting, lost) = scanner(text.as_bytes(), keep.clone())
+                    .following(marks.clone())
+                    .trusting_marks();
+                let trusted = pieces(trusting);
+                if !lost.load(Ordering::Relaxed) {
+                    pretty_assertions::assert_eq!(
+                        trusted,
+                        plain,
+                        "case {i}, {keep:?}: marks trusted and not lost give the file's pieces"
+                    );
+                }
             }
         }
+    }
+
+    /// `n` tests of about 1 KB, every seventh failing.
+    fn many_tests(n: usize) -> String {
+        let mut text = String::new();
+        for t in 0..n {
+            text.push_str(&format!("{{\"k\":\"begin\",\"test\":\"t{t}\"}}\n"));
+            for e in 0..10 {
+                text.push_str(&format!(
+                    "{{\"k\":\"def\",\"frame\":{e},\"stmt\":{t},\"var\":{{\"local\":\"{}\"}}}}\n",
+                    "v".repeat(40)
+                ));
+            }
+            let outcome = if t % 7 == 3 { "fail" } else { "pass" };
+            text.push_str(&format!(
+                "{{\"k\":\"end\",\"test\":\"t{t}\",\"outcome\":\"{outcome}\",\"events\":10}}\n"
+            ));
+        }
+        text
+    }
+
+    #[test]
+    fn trusted_marks_skip_the_lines_of_dropped_tests_and_say_when_they_no_longer_fit() {
+        // larger than a chunk, so that dropped bytes are let go between marks
+        let text = many_tests(4000);
+        assert!(text.len() > 3 * CHUNK);
+        let marks = marks_of(&rejoin(scanner(text.as_bytes(), Keep::All)));
+        // the marks the agent would write, from each test's begin line and event count
+        let mut headers = Vec::new();
+        let (mut byte, mut line) = (0u64, 1u64);
+        for l in text.lines() {
+            if l.starts_with("{\"k\":\"begin\"") {
+                headers.push((At { byte, line }, true));
+            } else if l.starts_with("{\"k\":\"end\"") {
+                headers.push((At { byte, line }, false));
+            }
+            byte += l.len() as u64 + 1;
+            line += 1;
+        }
+        let made = Marks::from_headers(headers, text.len() as u64).map(Arc::new);
+        assert_eq!(
+            made, marks,
+            "the marks made from the headers are the scan's"
+        );
+        let plain = pieces(scanner(text.as_bytes(), Keep::Failing));
+        for window in [4096, WINDOW] {
+            let (mapped, _dir) = mapped_scanner(text.as_bytes(), Keep::Failing, window);
+            let (trusting, lost) = mapped.following(marks.clone()).trusting_marks();
+            pretty_assertions::assert_eq!(pieces(trusting), plain);
+            assert!(!lost.load(Ordering::Relaxed));
+        }
+        // a line more in a passing test half way: the next mark is not a header, found out
+        // before any line was let go uncounted, and the scan searches on
+        let at = text.find("\"test\":\"t2001\"}\n").unwrap();
+        let changed = format!(
+            "{}{{\"k\":\"def\"}}\n{}",
+            &text[..at + 16],
+            &text[at + 16..]
+        );
+        let (trusting, lost) = scanner(changed.as_bytes(), Keep::Failing)
+            .following(marks.clone())
+            .trusting_marks();
+        pretty_assertions::assert_eq!(
+            pieces(trusting),
+            pieces(scanner(changed.as_bytes(), Keep::Failing))
+        );
+        assert!(!lost.load(Ordering::Relaxed));
+        // a passing test larger than the hold (its bytes are let go before its end), and a
+        // line more before its end: the end's mark, the first after lines were let go
+        // uncounted, is not a header
+        let block = "{\"k\":\"def\",\"frame\":1}\n".repeat((HOLD + 2 * CHUNK) / 23);
+        let big = format!("{}{block}{}", &text[..at + 16], &text[at + 16..]);
+        let marks = marks_of(&rejoin(scanner(big.as_bytes(), Keep::All)));
+        let end = big.find("{\"k\":\"end\",\"test\":\"t2001\"").unwrap();
+        let changed = format!("{}{{\"k\":\"use\"}}\n{}", &big[..end], &big[end..]);
+        let (trusting, lost) = scanner(changed.as_bytes(), Keep::Failing)
+            .following(marks.clone())
+            .trusting_marks();
+        let _ = pieces(trusting);
+        assert!(lost.load(Ordering::Relaxed), "the line numbers are lost");
+        // out of order, or past the end: not marks
+        assert!(
+            Marks::from_headers(
+                [
+                    (At { byte: 9, line: 2 }, true),
+                    (At { byte: 5, line: 3 }, false)
+                ],
+                20
+            )
+            .is_none()
+        );
+        assert!(
+            Marks::from_headers(
+                [
+                    (At { byte: 9, line: 2 }, true),
+                    (At { byte: 12, line: 2 }, false)
+                ],
+                20
+            )
+            .is_none()
+        );
+        assert!(Marks::from_headers([(At { byte: 20, line: 2 }, true)], 20).is_none());
     }
 
     #[test]

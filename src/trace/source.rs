@@ -80,6 +80,9 @@ pub(super) struct Mapped {
     /// Bytes a new window maps, at least.
     window_bytes: usize,
     read: Arc<AtomicU64>,
+    /// New windows are read into memory as they are mapped (the scan reads most of their
+    /// bytes); not when the scan reads little but the lines marks point to.
+    populate: bool,
 }
 
 impl Buffer {
@@ -115,6 +118,7 @@ impl Buffer {
             &file,
             range.start,
             window_bytes.min(len_usize(len.saturating_sub(range.start))),
+            true,
         )?;
         Ok(Buffer::Mapped(Mapped {
             file: Arc::new(file),
@@ -125,7 +129,16 @@ impl Buffer {
             end: 0,
             window_bytes,
             read,
+            populate: true,
         }))
+    }
+
+    /// New windows are not read into memory as they are mapped: the scan reads few of their
+    /// bytes ([`super::scan::Scanner::trusting_marks`]); a page is read when touched.
+    pub(super) fn sparse(&mut self) {
+        if let Buffer::Mapped(m) = self {
+            m.populate = false;
+        }
     }
 
     pub(super) fn bytes(&self) -> &[u8] {
@@ -231,7 +244,7 @@ impl Mapped {
         let len = (held + more)
             .max(self.window_bytes)
             .min(len_usize(self.len - from));
-        self.window = Arc::new(map(&self.file, from, len)?);
+        self.window = Arc::new(map(&self.file, from, len, self.populate)?);
         self.offset = from;
         self.start = 0;
         self.end = held;
@@ -240,17 +253,16 @@ impl Mapped {
 }
 
 /// Maps `len` bytes of `file` from `offset` (memmap2 aligns the offset to a page itself).
-fn map(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
+fn map(file: &File, offset: u64, len: usize, populate: bool) -> io::Result<Mmap> {
+    let mut options = MmapOptions::new();
+    options.offset(offset).len(len);
+    if populate {
+        options.populate();
+    }
     // SAFETY: paf only reads the mapping. Another process may change the file meanwhile; the
     // bytes read are then whatever the file holds, which every later check treats as untrusted
     // input, and a truncation raises SIGBUS (the module's doc says so).
-    unsafe {
-        MmapOptions::new()
-            .offset(offset)
-            .len(len)
-            .populate()
-            .map(file)
-    }
+    unsafe { options.map(file) }
 }
 
 /// A file length as a `usize` (paf runs on 64-bit targets, where it is exact).

@@ -189,6 +189,39 @@ done
 cmp "$OUT/cap-split1/tests.jsonl" "$OUT/cap-split0/tests.jsonl" \
   || { echo "FAIL: split methods change the trace of the cap example"; exit 1; }
 echo "ok: split: the same trace of the cap example split and unsplit"
+
+echo "== marks (the agent's places of each test's begin and end, docs/java.md \"How tracing runs\")"
+# paf's first read of a new bundle takes the lines the agent says its tests' begin and end records
+# are on instead of searching for them: they must be the file's own, also where the compactor cut
+# and rewrote the file (cap, whose file is then not "appended"), and where it only grew (library)
+marks_match() { # BUNDLE: .work/tests.marks against the header lines of tests.jsonl
+  python3 - "$1" <<'PY'
+import sys
+b = sys.argv[1]
+want, at, open_ = [], 0, False
+with open(f"{b}/tests.jsonl", "rb") as f:
+    for n, line in enumerate(f, 1):
+        if line.startswith(b'{"k":"begin"'):
+            want.append(f"b {at} {n}"); open_ = True
+        elif open_ and line.startswith(b'{"k":"end"'):
+            want.append(f"e {at} {n}"); open_ = False
+        at += len(line)
+got = open(f"{b}/.work/tests.marks").read().splitlines()
+assert got[0] == f"paf-marks 1 {at}", (got[0], at)
+assert got[1:] == want, f"{b}: the agent's marks are not the file's header lines"
+print(len(want))
+PY
+}
+"$PAF" trace java --quiet --plain --keep-work --max-events 40000 --classpath "$OUT/classes/cap" --include cap \
+  --tests cap.CapTest -o "$OUT/cap-marks"
+"$PAF" trace java --quiet --plain --keep-work --classpath "$OUT/classes/library" --include org.shelf \
+  --tests "$(tests_of library)" -o "$OUT/library-marks"
+m1=$(marks_match "$OUT/cap-marks") && m2=$(marks_match "$OUT/library-marks") \
+  || { echo "FAIL: the agent's marks are not where the tests file has its header lines"; exit 1; }
+grep -qx 'cut 0' "$OUT/cap-marks/.work/agent.0.txt" && { echo "FAIL: the cap example's compaction cut nothing"; exit 1; }
+[ ! -e "$OUT/cap-marks/.work/tests.appended" ] && [ -e "$OUT/library-marks/.work/tests.appended" ] \
+  || { echo "FAIL: tests.appended must say exactly when the tests file only grew"; exit 1; }
+echo "ok: marks: the agent's $m1 and $m2 header lines of the cap and library examples are the files' own"
 python3 "$ROOT/scripts/check-schema.py" "$OUT/motivating" "$OUT/library" "$OUT/static-state" "$OUT/robustness" \
   "$OUT/cases" "$OUT/cap" > /dev/null && echo "ok: every bundle traced here matches docs/trace-format.schema.json"
 

@@ -13,12 +13,14 @@ use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
 
 use clap::{Args, Subcommand};
 
 use super::super::{CliError, exit, output};
 use crate::engine::{self, Jobs};
 use crate::trace::Bundle;
+use crate::trace::scan::{At, Marks};
 use crate::trace::tail::Tail;
 use crate::trace::write::{Compression, compress_file};
 use crate::words;
@@ -311,7 +313,8 @@ fn complete(
     let packing = tail.map(|tail| {
         let work = staging.join(".work");
         let done = staging.join("tests.jsonl");
-        std::thread::spawn(move || match tail.finish(Some(&done)) {
+        let grew_to = grew_to(&work);
+        std::thread::spawn(move || match tail.finish(Some(&done), grew_to) {
             Ok(true) => Ok(true),
             // not the finished file, or it could not be checked: compressed again, whole
             Ok(false) | Err(_) => pack(&work, "tests.jsonl", compression).map(|()| false),
@@ -683,10 +686,49 @@ fn follow_tests(staging: &Path, compression: Compression) -> Option<Tail> {
     })
 }
 
+/// The supervisor's word that the tests file is the first worker's part file, which was only
+/// ever appended to, and its length (`.work/tests.appended`, written when the agent reported
+/// no cut: docs/java.md, "How tracing runs"); the follower then keeps what it compressed
+/// without reading the file again.
+fn grew_to(work: &Path) -> Option<u64> {
+    let said = std::fs::read_to_string(work.join("tests.appended")).ok()?;
+    said.trim().parse().ok()
+}
+
+/// Where the agent wrote each test's begin and end records in the tests file
+/// (`.work/tests.marks`: docs/java.md, "How tracing runs"), if it did and the file has the
+/// length it had then: the first read of the bundle goes to those lines instead of searching
+/// for them. Any line it cannot read, and the file is searched.
+fn agent_marks(work: &Path, tests: &Path) -> Option<Arc<Marks>> {
+    let text = std::fs::read_to_string(work.join("tests.marks")).ok()?;
+    let mut lines = text.lines();
+    let len: u64 = lines.next()?.strip_prefix("paf-marks 1 ")?.parse().ok()?;
+    if std::fs::metadata(tests).ok()?.len() != len {
+        return None;
+    }
+    let headers = lines
+        .map(|l| {
+            let mut fields = l.split(' ');
+            let begin = match fields.next()? {
+                "b" => true,
+                "e" => false,
+                _ => return None,
+            };
+            let byte = fields.next()?.parse().ok()?;
+            let line = fields.next()?.parse().ok()?;
+            fields
+                .next()
+                .is_none()
+                .then_some((At { byte, line }, begin))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Marks::from_headers(headers, len).map(Arc::new)
+}
+
 /// The tracing failed: stops the compression started beside it.
 fn abandon(tail: Option<Tail>) {
     if let Some(t) = tail {
-        let _ = t.finish(None);
+        let _ = t.finish(None, None);
     }
 }
 
@@ -712,8 +754,9 @@ fn add_static_duas(hosted: Hosted, bundle: &Path) -> Result<(usize, usize), CliE
             words::counted(problems.len(), "problem")
         ))
     };
+    let marks = agent_marks(&bundle.join(".work"), &bundle.join("tests.jsonl"));
     let analyzed = Bundle::open(bundle)
-        .and_then(|opened| engine::crash_uses(&opened, Jobs::all_cores(), &mut ()));
+        .and_then(|opened| engine::crash_uses(&opened, Jobs::all_cores(), marks, &mut ()));
     let uses = match analyzed {
         Ok(uses) => uses,
         Err(problems) => {

@@ -60,9 +60,15 @@ public final class Agent {
                 w.write("counts " + s.get("counts") + "\n"); // tests, passing, truncated, event lines
                 w.write("sites " + s.get("sites") + "\n"); // test lines from call sites, from stack walks
                 w.write("split " + s.get("split") + "\n"); // small methods split (paf.instr.Split)
+                w.write("cut " + s.get("cut") + "\n"); // times the tests part file was cut (Out.truncate)
                 for (Object e : (List<?>) s.get("errors")) w.write("error " + e + "\n");
             } catch (Exception e) {
                 // nothing to do at shutdown
+            }
+            try {
+                R.writeMarks(new File(work, "marks." + part + ".txt"));
+            } catch (Exception e) {
+                // without them paf searches the file
             }
         }));
     }

@@ -186,11 +186,23 @@ final class Out {
             recStart = pos;
             return;
         }
+        cuts++; // before the cut: a reader of the file may have read the bytes cut
         flush();
         fos.getChannel().truncate(at);
         fileOffset = at;
         pos = 0;
         recStart = 0;
+    }
+
+    /**
+     * Times {@link #truncate} cut bytes already written to the file. While it is 0 the file
+     * only ever grew, so paf's follower, which compressed it as it grew, holds the finished
+     * file without reading it again (the agent reports it: {@code cut} in agent.N.txt).
+     */
+    private long cuts;
+
+    long cuts() {
+        return cuts;
     }
 
     /** Appends bytes (after a {@link #truncate}, for compaction's rewrite). */

@@ -500,8 +500,13 @@ public final class R {
                 tests.b('}').commit();
             } catch (Throwable t) {
                 tests.rollback(m);
+                marksLost = true;
                 throw t;
             }
+            if (begun) marksLost = true; // the test before has no end record
+            begun = true;
+            beginLine = nextLine;
+            mark(m, beginLine);
             testStart = tests.position();
             tests.logOff(); // until the test is half way to the cap (Out, "the record ends")
             active = true;
@@ -537,9 +542,17 @@ public final class R {
                     endRecord(id, failure, failurePhase, lifecycle, phases, testClass, testMethod, note, attempt);
                     tests.commit();
                     wrote = true;
+                    // its line: the begin's, then one per event line the end record counts
+                    if (begun) mark(m, beginLine + events + 1);
+                    else marksLost = true;
+                    nextLine = beginLine + events + 2;
+                    begun = false;
                 } catch (Throwable t) {
                     tests.rollback(m);
-                    if (attempt == 2) throw t;
+                    if (attempt == 2) {
+                        marksLost = true;
+                        throw t;
+                    }
                 }
             }
             ids.clear();
@@ -549,6 +562,42 @@ public final class R {
             if (truncated) truncatedTests++;
             eventLines += events;
             flush();
+        }
+    }
+
+    // ---- the marks of the tests file: where each test's begin and end records are ----
+    // paf reads the failing tests of the bundle it gets right after the run; with these it
+    // goes to their lines instead of searching 2 GB for them (docs/performance.md, "Fifteenth
+    // round"). A line's number is counted, not read: the begin's is the line after the last
+    // end's, the end's is the begin's plus the test's event lines (its end record's events,
+    // which paf checks), so they hold while every record is one line and only tests write
+    // lines. Anything else (a begin or end record that could not be written) loses them.
+    /** Byte offset and line of each begin and end record, in pairs, in file order. */
+    private static long[] marks = new long[256];
+    private static int nMarks;
+    private static long nextLine = 1, beginLine;
+    private static boolean begun, marksLost;
+
+    private static void mark(long at, long line) {
+        if (nMarks + 2 > marks.length) marks = java.util.Arrays.copyOf(marks, marks.length * 2);
+        marks[nMarks++] = at;
+        marks[nMarks++] = line;
+    }
+
+    /**
+     * Writes the marks to {@code f} (at the agent's exit, after the last flush): a line
+     * {@code paf-marks 1 LENGTH} (the tests file's length then), then {@code b BYTE LINE} and
+     * {@code e BYTE LINE} per test. Nothing when they were lost or a test has no end.
+     */
+    public static void writeMarks(File f) throws IOException {
+        synchronized (LOCK) {
+            if (tests == null || marksLost || begun) return;
+            StringBuilder b = new StringBuilder(32 + nMarks * 12);
+            b.append("paf-marks 1 ").append(tests.position()).append('\n');
+            for (int i = 0; i < nMarks; i += 2) {
+                b.append((i & 2) == 0 ? "b " : "e ").append(marks[i]).append(' ').append(marks[i + 1]).append('\n');
+            }
+            java.nio.file.Files.write(f.toPath(), b.toString().getBytes(StandardCharsets.UTF_8));
         }
     }
 
@@ -1816,6 +1865,7 @@ public final class R {
             m.put("counts", endedTests + " " + passedTests + " " + truncatedTests + " " + eventLines);
             m.put("sites", siteHits + " " + siteWalks);
             m.put("split", splitMethods);
+            m.put("cut", tests != null ? tests.cuts() : 0L);
         }
         return m;
     }

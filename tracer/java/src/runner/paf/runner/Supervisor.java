@@ -771,6 +771,21 @@ public final class Supervisor {
         return null;
     }
 
+    /** How many times the agent of part {@code p} cut its tests file ({@code cut} in its report); -1 when it did not say. */
+    static long agentCuts(File work, int p) throws IOException {
+        File af = new File(work, "agent." + p + ".txt");
+        if (!af.exists()) return -1;
+        for (String l : Files.readAllLines(af.toPath(), StandardCharsets.UTF_8)) {
+            if (!l.startsWith("cut ")) continue;
+            try {
+                return Long.parseLong(l.substring(4).trim());
+            } catch (NumberFormatException e) {
+                return -1;
+            }
+        }
+        return -1;
+    }
+
     /** {@code lastClean}: the last part's JVM finished its tests (its part file was not repaired). */
     static Summary assemble(File bundle, File work, int parts, boolean lastClean, long wallMs, int lost) throws IOException {
         int nStmts = writeStatements(new File(work, "statements.jsonl"), bundle, gzip);
@@ -781,7 +796,18 @@ public final class Supervisor {
         if (!gzip && parts == 0 && only.exists()) {
             // one JVM, no compression: the part file is the tests file (a rename, no copy)
             if (!c.add(lastClean ? agentCounts(work, 0) : null, only)) c.count(only);
+            boolean appended = lastClean && agentCuts(work, 0) == 0;
+            long length = only.length();
             Files.move(only.toPath(), tf.toPath(), StandardCopyOption.REPLACE_EXISTING);
+            // paf's follower compressed the part file as it grew; this says it only grew, so
+            // that paf keeps what it compressed without reading the file again (docs/java.md)
+            if (appended) Files.write(new File(work, "tests.appended").toPath(),
+                    (length + "\n").getBytes(StandardCharsets.UTF_8));
+            // where its tests' begin and end records are, as the agent counted them: paf's
+            // first read of the bundle takes them instead of searching (docs/java.md)
+            File marks = new File(work, "marks.0.txt");
+            if (lastClean && marks.exists()) Files.move(marks.toPath(), new File(work, "tests.marks").toPath(),
+                    StandardCopyOption.REPLACE_EXISTING);
         } else {
             try (OutputStream o = gzip ? fastGzip(tf) : new FileOutputStream(tf)) {
                 for (int p = 0; p <= parts; p++) {

@@ -754,36 +754,37 @@ public final class Supervisor {
      * the supervisor did not repair may use them: a repair cuts and appends records.
      */
     static long[] agentCounts(File work, int p) throws IOException {
-        File af = new File(work, "agent." + p + ".txt");
-        if (!af.exists()) return null;
-        for (String l : Files.readAllLines(af.toPath(), StandardCharsets.UTF_8)) {
-            if (!l.startsWith("counts ")) continue;
-            String[] f = l.substring(7).trim().split(" ");
-            if (f.length != 4) return null;
-            long[] n = new long[4];
-            try {
-                for (int i = 0; i < 4; i++) n[i] = Long.parseLong(f[i]);
-            } catch (NumberFormatException e) {
-                return null;
-            }
-            return n;
+        String v = agentSays(work, p, "counts");
+        if (v == null) return null;
+        String[] f = v.split(" ");
+        if (f.length != 4) return null;
+        long[] n = new long[4];
+        try {
+            for (int i = 0; i < 4; i++) n[i] = Long.parseLong(f[i]);
+        } catch (NumberFormatException e) {
+            return null;
         }
-        return null;
+        return n;
     }
 
     /** How many times the agent of part {@code p} cut its tests file ({@code cut} in its report); -1 when it did not say. */
     static long agentCuts(File work, int p) throws IOException {
-        File af = new File(work, "agent." + p + ".txt");
-        if (!af.exists()) return -1;
-        for (String l : Files.readAllLines(af.toPath(), StandardCharsets.UTF_8)) {
-            if (!l.startsWith("cut ")) continue;
-            try {
-                return Long.parseLong(l.substring(4).trim());
-            } catch (NumberFormatException e) {
-                return -1;
-            }
+        String v = agentSays(work, p, "cut");
+        try {
+            return v == null ? -1 : Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            return -1;
         }
-        return -1;
+    }
+
+    /** The value of the first line {@code KEY VALUE} of the agent of part {@code p}'s report (trimmed), or null. */
+    static String agentSays(File work, int p, String key) throws IOException {
+        File af = new File(work, "agent." + p + ".txt");
+        if (!af.exists()) return null;
+        for (String l : Files.readAllLines(af.toPath(), StandardCharsets.UTF_8)) {
+            if (l.startsWith(key + " ")) return l.substring(key.length() + 1).trim();
+        }
+        return null;
     }
 
     /** {@code lastClean}: the last part's JVM finished its tests (its part file was not repaired). */

@@ -69,6 +69,49 @@ same_counts "$OUT/library.log" "$OUT/library"
 "$PAF" rank "$OUT/library" --format json > "$OUT/library.rank.json"
 $CHECK library "$OUT/library.rank.json" "$TD/library/truth.csv"
 
+echo "== the tests' output (shown by default, every line in order; dropped with --quiet)"
+# The worker writes the tests' output in blocks, and paf and the supervisor pass it on a read
+# at a time (docs/performance.md, "Sixteenth round"). chatty.A runs in worker 0 (paf relays its
+# output), chatty.Halt ends that JVM, chatty.B runs in worker 1 (the supervisor's own pipes).
+C="$OUT/chatty-src/chatty"; rm -rf "$OUT/chatty-src"; mkdir -p "$C"
+printf 'package chatty;\npublic class Lib { public static int twice(int i) { return 2 * i; } }\n' > "$C/Lib.java"
+for t in A B; do
+  cat > "$C/$t.java" <<JAVA
+package chatty;
+public class $t {
+    @org.junit.Test public void t() {
+        for (int i = 0; i < 3000; i++) {
+            System.out.println("out $t " + Lib.twice(i));
+            System.err.println("err $t " + i);
+        }
+        System.out.print("last $t");
+    }
+}
+JAVA
+done
+printf 'package chatty;\npublic class Halt { @org.junit.Test public void t() { Runtime.getRuntime().halt(3); } }\n' > "$C/Halt.java"
+rm -rf "$OUT/classes/chatty"; mkdir -p "$OUT/classes/chatty"
+"${JAVAC[@]}" -d "$OUT/classes/chatty" -cp "$J/junit4.jar" "$C"/*.java
+for q in shown quiet; do
+  flag=(); [ $q = quiet ] && flag=(--quiet)
+  "$PAF" trace java "${flag[@]}" --classpath "$OUT/classes/chatty" --include chatty --tests chatty.A,chatty.Halt,chatty.B \
+    -o "$OUT/chatty-$q" 2> "$OUT/chatty-$q.log" || { cat "$OUT/chatty-$q.log" >&2; exit 1; }
+done
+python3 - "$OUT/chatty-shown.log" "$OUT/chatty-quiet.log" <<'PY'
+import sys
+# each test: its lines, out and err alternating, then its unended last line, which the end of
+# its JVM's output ends
+want = [l for t in "AB" for l in [f"{k} {t} {2 * i if k == 'out' else i}" for i in range(3000) for k in ("out", "err")] + [f"last {t}"]]
+ours = lambda path: [l for l in open(path).read().split("\n") if l.split(" ")[0] in ("out", "err", "last")]
+shown = ours(sys.argv[1])
+if shown != want:
+    sys.exit(f"FAIL: the tests' output is not every line in order: {len(shown)} lines, not {len(want)}; "
+             f"first differences {[(a, b) for a, b in zip(shown, want) if a != b][:3]}")
+if ours(sys.argv[2]):
+    sys.exit(f"FAIL: --quiet shows the tests' output: {ours(sys.argv[2])[:3]}")
+PY
+echo "ok: the tests' output shows by default, every line in order, through paf's relay and the supervisor's pipes, and not with --quiet"
+
 echo "== static-state (order-dependent failure through a static field)"
 compile static-state
 "$PAF" trace java --quiet --classpath "$OUT/classes/static-state" --include org.cli \

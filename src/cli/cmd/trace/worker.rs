@@ -132,37 +132,51 @@ impl Relay {
 }
 
 /// Copies `from` line by line to `to`, each line prefixed with `mark`; whole lines under the
-/// lock, so the two streams never mix inside a line.
+/// lock, so the two streams never mix inside a line. The lines read at once go in one write,
+/// made before the next read can block: a line reaches the supervisor as soon as it would
+/// have one by one (the protocol lines must, to attribute a dying JVM to its test), and a
+/// chatty test's output costs a write per read, not two per line (docs/performance.md,
+/// "Sixteenth round").
 fn lines(
     from: impl Read + Send + 'static,
     to: Arc<Mutex<ChildStdin>>,
     mark: &'static str,
 ) -> JoinHandle<()> {
     std::thread::spawn(move || {
-        let mut from = BufReader::new(from);
-        let mut line = Vec::new();
+        let mut from = BufReader::with_capacity(RELAY_BUFFER, from);
+        let mut pending = Vec::new();
         let mut open = true;
         loop {
-            line.clear();
-            match from.read_until(b'\n', &mut line) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
+            let start = pending.len();
+            pending.extend_from_slice(mark.as_bytes());
+            match from.read_until(b'\n', &mut pending) {
+                Ok(n) if n > 0 => {
+                    if !pending.ends_with(b"\n") {
+                        pending.push(b'\n');
+                    }
+                }
+                // the end: what is pending goes, without the mark just added
+                _ => pending.truncate(start),
             }
-            if !line.ends_with(b"\n") {
-                line.push(b'\n');
+            let end = pending.len() == start;
+            if end || from.buffer().is_empty() || pending.len() >= RELAY_BUFFER {
+                if open && !pending.is_empty() {
+                    let mut to = to.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    // a supervisor that is gone reads nothing more; the pipe is still drained,
+                    // so the worker never blocks on a full one
+                    open = to.write_all(&pending).is_ok();
+                }
+                pending.clear();
             }
-            if open {
-                let mut to = to.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                // a supervisor that is gone reads nothing more; the pipe is still drained, so
-                // the worker never blocks on a full one
-                open = to
-                    .write_all(mark.as_bytes())
-                    .and_then(|()| to.write_all(&line))
-                    .is_ok();
+            if end {
+                break;
             }
         }
     })
 }
+
+/// The relay's read buffer, and the most it holds back before writing.
+const RELAY_BUFFER: usize = 1 << 16;
 
 /// The exit code of the worker, waiting for it without holding its lock (so that
 /// [`Relay::finish`] can kill it meanwhile).
@@ -295,9 +309,9 @@ fn runner_flags(a: &JavaArgs) -> Vec<OsString> {
     if let Some(s) = &a.shard {
         flags.extend(["--shard".into(), s.into()]);
     }
-    // the supervisor drops the tests' output with --quiet, so the worker may buffer it
+    // the supervisor drops the tests' output with --quiet, so the worker does not write it
     if a.quiet {
-        flags.push("--buffer-out".into());
+        flags.push("--drop-out".into());
     }
     flags
 }
@@ -400,6 +414,63 @@ mod tests {
         assert_eq!(lines.len(), 5, "{text}");
     }
 
+    /// What a "supervisor" running `script` (given `$0` = a file of the test's directory,
+    /// `seen`, and `$1` = `flag`) was relayed from worker 0 running `worker`, line by line.
+    fn relayed(worker: &str, script: &str) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let (seen, flag) = (dir.path().join("seen"), dir.path().join("flag"));
+        let mut supervisor = Command::new("sh")
+            .args(["-c", script])
+            .arg(&seen)
+            .arg(&flag)
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let worker = attached(&worker.replace("FLAG", &flag.to_string_lossy()));
+        let relay = worker.relay(supervisor.stdin.take().unwrap());
+        exited(worker.pid());
+        drop(relay.finish());
+        supervisor.wait().unwrap();
+        let text = std::fs::read_to_string(&seen).unwrap();
+        text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_relay_passes_each_line_on_before_it_waits_for_the_next() {
+        // The worker prints two lines, then waits (a minute at most) until the supervisor has
+        // read both: a relay that held them back until more came would have the worker give up.
+        let worker = "echo '@@PAF begin T.t'; echo 'a line'; i=0; \
+             while [ ! -e 'FLAG' ] && [ $i -lt 3000 ]; do sleep 0.02; i=$((i+1)); done; \
+             [ -e 'FLAG' ] || echo 'held back'; echo '@@PAF end T.t'";
+        let seen = relayed(worker, r#"head -n 2 > "$0"; touch "$1"; cat >> "$0""#);
+        assert_eq!(
+            seen,
+            ["@@PAF begin T.t", "a line", "@@PAF end T.t", "@@PAF exit 0"]
+        );
+    }
+
+    #[test]
+    fn lines_read_at_once_are_passed_on_whole_and_in_order() {
+        // 20,000 lines on each stream, written in large blocks: the relay reads many at a time
+        let worker = "seq 1 20000; seq 1 20000 | sed 's/^/e/' >&2";
+        let seen = relayed(worker, r#"cat > "$0""#);
+        let out: Vec<&str> = seen
+            .iter()
+            .filter(|l| !l.starts_with("@@PAF"))
+            .map(String::as_str)
+            .collect();
+        let err: Vec<&str> = seen
+            .iter()
+            .filter_map(|l| l.strip_prefix("@@PAF err "))
+            .collect();
+        let want: Vec<String> = (1..=20000).map(|i| i.to_string()).collect();
+        assert_eq!(out, want);
+        let want: Vec<String> = (1..=20000).map(|i| format!("e{i}")).collect();
+        assert_eq!(err, want);
+        assert_eq!(seen.len(), 40001);
+        assert_eq!(seen[40000], "@@PAF exit 0");
+    }
+
     /// The supervisor's source, whose `workerCommand` worker 0's command line follows.
     fn supervisor_source() -> String {
         let java = concat!(
@@ -433,9 +504,9 @@ mod tests {
     }
 
     #[test]
-    fn worker_zero_buffers_the_tests_output_when_the_supervisor_does() {
-        // Supervisor.workerCommand adds --buffer-out exactly when quiet
-        assert!(supervisor_source().contains("if (quiet) cmd.add(\"--buffer-out\");"));
+    fn worker_zero_drops_the_tests_output_when_the_supervisor_does() {
+        // Supervisor.workerCommand adds --drop-out exactly when quiet
+        assert!(supervisor_source().contains("if (quiet) cmd.add(\"--drop-out\");"));
         #[derive(clap::Parser)]
         struct Cli {
             #[command(flatten)]
@@ -456,12 +527,12 @@ mod tests {
             argv.extend(extra);
             runner_flags(&<Cli as clap::Parser>::parse_from(argv).a)
         };
-        assert_eq!(flags(&["--quiet"]), ["--buffer-out"]);
+        assert_eq!(flags(&["--quiet"]), ["--drop-out"]);
         assert!(flags(&[]).is_empty());
         assert!(flags(&["-v"]).is_empty());
         assert_eq!(
             flags(&["--quiet", "--shard", "1/2"]),
-            ["--shard", "1/2", "--buffer-out"]
+            ["--shard", "1/2", "--drop-out"]
         );
     }
 

@@ -346,8 +346,8 @@ public final class Supervisor {
             cmd.add("--shard");
             cmd.add(shard);
         }
-        // the tests' output is dropped (relay below): the worker may write it in blocks
-        if (quiet) cmd.add("--buffer-out");
+        // the tests' output is dropped (Relayed below): the worker drops it itself
+        if (quiet) cmd.add("--drop-out");
         if (verbose) System.err.println("paf trace: " + String.join(" ", cmd));
         return cmd;
     }
@@ -489,11 +489,17 @@ public final class Supervisor {
             p.getOutputStream().close();
             Thread reader = new Thread(() -> read(p.getInputStream()));
             Thread errors = new Thread(() -> {
+                Relayed relayed = new Relayed();
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
                     String line;
-                    while ((line = r.readLine()) != null) relay(line);
+                    while ((line = r.readLine()) != null) {
+                        relayed.add(line);
+                        relayed.flushBeforeWaiting(r);
+                    }
                 } catch (IOException e) {
                     // the worker is gone
+                } finally {
+                    relayed.flush();
                 }
             });
             reader.setDaemon(true);
@@ -562,6 +568,7 @@ public final class Supervisor {
         private void read(InputStream in) {
             BufferedReader r = new BufferedReader(new InputStreamReader(in != null ? in : System.in, StandardCharsets.UTF_8));
             if (in == null) stdin = r;
+            Relayed relayed = new Relayed();
             try {
                 String line;
                 while ((line = r.readLine()) != null) {
@@ -580,7 +587,7 @@ public final class Supervisor {
                     } else if (line.startsWith("@@PAF usage ")) {
                         usage = line.substring(12);
                     } else if (cmd == null && line.startsWith("@@PAF err ")) {
-                        relay(line.substring(10));
+                        relayed.add(line.substring(10));
                     } else if (cmd == null && line.startsWith("@@PAF exit ")) {
                         try {
                             attachedExit = Integer.parseInt(line.substring(11).trim());
@@ -589,11 +596,14 @@ public final class Supervisor {
                         }
                         return;
                     } else {
-                        relay(line);
+                        relayed.add(line);
                     }
+                    relayed.flushBeforeWaiting(r);
                 }
             } catch (IOException e) {
                 // the worker is gone
+            } finally {
+                relayed.flush();
             }
             if (in != null) {
                 try {
@@ -603,10 +613,32 @@ public final class Supervisor {
                 }
             }
         }
+    }
 
-        /** The worker's output: the agent's and the runner's problems always, the tests' own output unless --quiet. */
-        private static void relay(String line) {
-            if (!quiet || line.startsWith("paf")) System.err.println(line);
+    /**
+     * The worker's output that one reading thread passes on to this JVM's stderr: the agent's
+     * and the runner's problems always, the tests' own output unless --quiet. The lines read at
+     * once are written together, before the thread waits for more: a line shows as soon as it
+     * did one by one, and a chatty test costs a write per read, not one per line
+     * (docs/performance.md, "Sixteenth round").
+     */
+    private static final class Relayed {
+        private final StringBuilder pending = new StringBuilder();
+
+        void add(String line) {
+            if (!quiet || line.startsWith("paf")) pending.append(line).append('\n');
+        }
+
+        /** Writes the pending lines when {@code r} has nothing more read (its next read would wait) or they are many. */
+        void flushBeforeWaiting(BufferedReader r) throws IOException {
+            if (pending.length() > 0 && (pending.length() >= 1 << 16 || !r.ready())) flush();
+        }
+
+        void flush() {
+            if (pending.length() == 0) return;
+            System.err.print(pending);
+            System.err.flush();
+            pending.setLength(0);
         }
     }
 

@@ -51,8 +51,8 @@ import paf.rt.R;
  * phase. Class-level failures ({@code @BeforeClass}, {@code @AfterClass}) become one test per
  * phase, {@code Class.<before-class>} or {@code Class.<after-class>}.
  *
- * <p>Usage: TraceMain --tests C1,C2 [--skip FILE] [--shard i/N] [--buffer-out] ({@code --buffer-out}:
- * the tests' System.out is written in blocks; {@code paf trace --quiet} drops it). A test class
+ * <p>Usage: TraceMain --tests C1,C2 [--skip FILE] [--shard i/N] [--drop-out] ({@code --drop-out}:
+ * the tests' System.out goes nowhere, as {@code paf trace --quiet} drops it). A test class
  * may be given as
  * {@code Class#method} to run that method only ({@code paf trace java --isolate}); with
  * {@code --shard i/N} only the i-th of N contiguous blocks of all the tests runs
@@ -66,7 +66,7 @@ public final class TraceMain {
         Set<String> skip = new HashSet<>();
         java.util.Map<String, Set<String>> only = new java.util.HashMap<>();
         String shard = null;
-        boolean bufferOut = false;
+        boolean dropOut = false;
         for (int i = 0; i < args.length; i++) {
             if (args[i].equals("--tests")) {
                 for (String c : args[++i].split(",")) if (!c.trim().isEmpty()) addTest(c.trim(), classes, only);
@@ -74,21 +74,43 @@ public final class TraceMain {
                 for (String l : Files.readAllLines(Paths.get(args[++i]), StandardCharsets.UTF_8)) if (!l.isEmpty()) skip.add(l.trim());
             } else if (args[i].equals("--shard")) {
                 shard = args[++i];
-            } else if (args[i].equals("--buffer-out")) {
-                bufferOut = true;
+            } else if (args[i].equals("--drop-out")) {
+                dropOut = true;
             }
         }
         final Set<String> block = shard == null ? null : shardOf(classes, shard);
         proto = new FileOutputStream(FileDescriptor.out);
-        if (bufferOut) {
-            // paf trace --quiet: the supervisor drops the tests' output, so System.out is written
-            // in blocks, not a pipe write per line (docs/performance.md, "Ninth round": a tenth
-            // of a chatty suite's run). Flushed before each protocol line and at exit; System.err
-            // (stack traces, the agent's problems) stays unbuffered.
-            out = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.err), 1 << 16), false);
-            System.setOut(out);
-            Runtime.getRuntime().addShutdownHook(new Thread(out::flush));
-        } else System.setOut(System.err);
+        if (dropOut) {
+            // paf trace --quiet: the supervisor would drop the tests' output, so it is not written
+            // at all: written in blocks, it still cost a chatty suite half a million system calls
+            // in paf's relay and the supervisor (docs/performance.md, "Sixteenth round").
+            // System.err (stack traces, the agent's problems) is written as before.
+            System.setOut(new PrintStream(java.io.OutputStream.nullOutputStream(), false));
+        } else {
+            // The default, where the supervisor shows the tests' output: System.out and System.err
+            // are one stream, as they were (System.out went to System.err), written in 64 KiB
+            // blocks at each protocol line, at exit and every 50 ms, so the output of a running
+            // test still shows and a test killed at its time-out loses at most its last 50 ms.
+            // A write per line cost a chatty suite a tenth of its run, in this JVM, paf's relay
+            // and the supervisor (docs/performance.md, "Sixteenth round").
+            PrintStream both = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.err), 1 << 16), false);
+            out = both;
+            System.setOut(both);
+            System.setErr(both);
+            Thread flusher = new Thread(() -> {
+                while (true) {
+                    try {
+                        Thread.sleep(50);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    both.flush();
+                }
+            }, "paf-output");
+            flusher.setDaemon(true);
+            flusher.start();
+            Runtime.getRuntime().addShutdownHook(new Thread(both::flush));
+        }
         AllDefaultPossibilitiesBuilder builder = new AllDefaultPossibilitiesBuilder() {
             @Override
             protected JUnit4Builder junit4Builder() {
@@ -206,12 +228,12 @@ public final class TraceMain {
         System.exit(2);
     }
 
-    /** The tests' System.out when it is buffered ({@code --buffer-out}), else null. */
+    /** The tests' output when it is shown (written in blocks), else null. */
     private static PrintStream out;
 
     /**
      * Writes a protocol line in one write (no buffer in between), retrying once if memory runs
-     * out; the tests' buffered output goes first, so a test's output is written by its end.
+     * out; the tests' output written so far goes first, so a test's output is out by its end.
      */
     static void protocol(String s) {
         if (out != null) out.flush();

@@ -598,6 +598,8 @@ public final class Supervisor {
                     } else {
                         relayed.add(line);
                     }
+                    // after every line, protocol lines too: a line kept back because more was read
+                    // must not wait, past the protocol line that followed, for the worker's next
                     relayed.flushBeforeWaiting(r);
                 }
             } catch (IOException e) {

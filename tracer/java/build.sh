@@ -2,7 +2,7 @@
 # Builds the paf Java front end with javac and jar (no Maven) into tracer/java/build/:
 #   paf-rt.jar      the runtime instrumented code calls (boot class path of the agent)
 #   paf-instr.jar   the ASM instrumenter (loaded by the agent in its own class loader)
-#   paf-agent.jar   the -javaagent jar (Premain-Class paf.agent.Agent)
+#   paf-agent.jar   the agent jar (Premain-Class paf.agent.Agent; -agentlib:instrument=JAR=OPTS)
 #   paf-runner.jar  the supervisor (trace.sh), the traced JUnit worker and the order runner
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"

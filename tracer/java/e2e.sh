@@ -323,7 +323,7 @@ LINES=4 expect 2 "cannot be used with" "$PAF" trace java --randoop "$TD/library/
 LINES=4 expect 2 "--classpath" "$PAF" trace java --tests ErrorTest0 --include org.shelf -o "$OUT/u10"
 for u in u1 u2 u3 u4 u5 u6 u7 u8 u9 u10; do [ ! -e "$OUT/$u" ] || { echo "FAIL: a usage error left $OUT/$u behind"; exit 1; }; done
 "$PAF" trace java --quiet "${MOT[@]}" --include org.example -o "$OUT/quiet" 2> "$OUT/quiet.err"
-grep -q "^paf trace: 4 tests" "$OUT/quiet.err" && ! grep -q -e "-javaagent" "$OUT/quiet.err" \
+grep -q "^paf trace: 4 tests" "$OUT/quiet.err" && ! grep -q -e "-agentlib:instrument=" "$OUT/quiet.err" \
   || { echo "FAIL: --quiet must print the summary and no command line:"; cat "$OUT/quiet.err"; exit 1; }
 echo "ok: --quiet prints the summary, not the command line"
 # JUnit and ASM from a Maven-like repository (other names, other place); -v shows the command lines
@@ -332,13 +332,13 @@ cp "$J/junit4.jar" "$M2/junit-4.13.2.jar"; cp "$J/hamcrest-core.jar" "$M2/hamcre
 for a in asm asm-tree asm-analysis; do cp "$J/$a.jar" "$M2/$a-9.4.jar"; done
 PAF_JUNIT_CLASSPATH="$M2/junit-4.13.2.jar:$M2/hamcrest-core-1.3.jar" "$PAF" trace java -v "${MOT[@]}" --include org.example \
   --asm "$M2/asm-9.4.jar:$M2/asm-tree-9.4.jar:$M2/asm-analysis-9.4.jar" -o "$OUT/m2-bundle" 2> "$OUT/m2.err"
-grep -e "-javaagent" "$OUT/m2.err" | grep -q "asm=$M2/asm-9.4.jar" && grep -e "-javaagent" "$OUT/m2.err" | grep -q "$M2/junit-4.13.2.jar" \
-  && ! grep -e "-javaagent" "$OUT/m2.err" | grep -q "$J/junit4.jar" \
+grep -e "-agentlib:instrument=" "$OUT/m2.err" | grep -q "asm=$M2/asm-9.4.jar" && grep -e "-agentlib:instrument=" "$OUT/m2.err" | grep -q "$M2/junit-4.13.2.jar" \
+  && ! grep -e "-agentlib:instrument=" "$OUT/m2.err" | grep -q "$J/junit4.jar" \
   || { echo "FAIL: --asm and \$PAF_JUNIT_CLASSPATH must replace Debian's jars:"; cat "$OUT/m2.err"; exit 1; }
 echo "ok: JUnit and ASM taken from \$PAF_JUNIT_CLASSPATH and --asm (-v shows the command line)"
 "$PAF" trace java -v --classpath "$OUT/classes/motivating:$M2/junit-4.13.2.jar:$M2/hamcrest-core-1.3.jar" \
   --tests org.example.ProjectEntryTest --include org.example -o "$OUT/own-junit" 2> "$OUT/own-junit.err"
-grep -e "-javaagent" "$OUT/own-junit.err" | grep -q "$J/junit4.jar" \
+grep -e "-agentlib:instrument=" "$OUT/own-junit.err" | grep -q "$J/junit4.jar" \
   && { echo "FAIL: a class path with its own JUnit got Debian's too:"; cat "$OUT/own-junit.err"; exit 1; }
 echo "ok: a class path that carries its own JUnit gets no second one"
 # an installed paf: no checkout around it, the tracer built from the sources embedded in the binary

@@ -278,7 +278,7 @@ fn command(
     if let Some(n) = a.max_events.filter(|&n| n > 0) {
         opts.push_str(&format!(";cap={n}"));
     }
-    let mut agent = OsString::from("-javaagent:");
+    let mut agent = OsString::from("-agentlib:instrument=");
     agent.push(absolute(tracer.jar("paf-agent.jar")));
     agent.push("=");
     agent.push(opts);

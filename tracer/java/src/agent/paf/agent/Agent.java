@@ -17,7 +17,8 @@ import java.util.Map;
 import paf.rt.R;
 
 /**
- * The paf JVM agent. Options (after {@code -javaagent:paf-agent.jar=}): {@code key=value} pairs
+ * The paf JVM agent. Options (after {@code -agentlib:instrument=paf-agent.jar=} or
+ * {@code -javaagent:paf-agent.jar=}): {@code key=value} pairs
  * separated by {@code ;}: work (output directory, required), part (this JVM's number),
  * include / exclude (package prefixes, comma separated), tests (test classes, never
  * instrumented), src (source path, for field declaration lines), cap (events per test),

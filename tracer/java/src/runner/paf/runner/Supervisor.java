@@ -331,7 +331,7 @@ public final class Supervisor {
         String agentOpts = "work=" + work.getAbsolutePath() + ";part=" + part + ";include=" + include + ";exclude=" + exclude
                 + ";tests=" + tests.replaceAll("#[^,]*", "") + ";src=" + sourcepath + ";asm=" + asmClasspath() + (cap > 0 ? ";cap=" + cap : "")
                 + (failClass != null ? ";fail=" + failClass : "");
-        cmd.add("-javaagent:" + new File(jarDir, "paf-agent.jar").getAbsolutePath() + "=" + agentOpts);
+        cmd.add("-agentlib:instrument=" + new File(jarDir, "paf-agent.jar").getAbsolutePath() + "=" + agentOpts);
         cmd.add("-cp");
         // the project's own JUnit, when its class path has one, comes first and alone
         String runnerCp = new File(jarDir, "paf-runner.jar").getAbsolutePath();

@@ -45,9 +45,15 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}
 echo "paf: $("$PAF" --version); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Runs "$@" and prints "SECONDS KIB" (wall time, peak resident memory).
+# Prints "SECONDS PEAK_KIB" of "$@". The wall time is taken to the millisecond around the
+# command: /usr/bin/time's %e counts in steps of 10 ms, a twentieth of the shipped Java
+# examples' traced runs (docs/performance.md, "Sixteenth round").
 measure() {
-  /usr/bin/time -f "%e %M" -o "$WORK/time.txt" "$@" > /dev/null
-  cat "$WORK/time.txt"
+  local t0 t1
+  t0=$(date +%s%N)
+  /usr/bin/time -f "%M" -o "$WORK/time.txt" "$@" > /dev/null
+  t1=$(date +%s%N)
+  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", (b - a) / 1e9}') $(cat "$WORK/time.txt")"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }

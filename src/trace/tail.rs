@@ -226,14 +226,20 @@ mod tests {
         assert_eq!(io::read_to_string(gz).unwrap(), "{\"k\":\"begin\"}\n");
     }
 
+    /// A tests file of two records in `dir`, followed to its end and compressed with zstd.
+    fn two_records_followed(dir: &Path) -> (PathBuf, Followed) {
+        let (from, to) = (dir.join("t.jsonl"), dir.join("t.jsonl.zst"));
+        std::fs::write(&from, b"{\"k\":\"begin\"}\n{\"k\":\"end\"}\n").unwrap();
+        // stopped from the start: follows the file to its end, here and now
+        let stop = AtomicBool::new(true);
+        let followed = follow(&from, &to, Compression::Zstd, &stop).unwrap();
+        (from, followed.unwrap())
+    }
+
     #[test]
     fn a_file_rewritten_in_place_is_not_the_one_followed() {
         let dir = tempfile::tempdir().unwrap();
-        let (from, to) = (dir.path().join("t.jsonl"), dir.path().join("t.jsonl.zst"));
-        std::fs::write(&from, b"{\"k\":\"begin\"}\n{\"k\":\"end\"}\n").unwrap();
-        // stopped from the start: follows the file to its end, here and now
-        let followed = follow(&from, &to, Compression::Zstd, &AtomicBool::new(true)).unwrap();
-        let followed = followed.unwrap();
+        let (from, followed) = two_records_followed(dir.path());
         assert!(same(&followed, &from, None).unwrap());
         // the same file and length, other bytes (a compaction or a repair rewrites in place)
         std::fs::write(&from, b"{\"k\":\"begin\"}\n{\"k\":\"END\"}\n").unwrap();
@@ -249,10 +255,7 @@ mod tests {
     #[test]
     fn a_file_that_only_grew_is_kept_without_reading_it_again() {
         let dir = tempfile::tempdir().unwrap();
-        let (from, to) = (dir.path().join("t.jsonl"), dir.path().join("t.jsonl.zst"));
-        std::fs::write(&from, b"{\"k\":\"begin\"}\n{\"k\":\"end\"}\n").unwrap();
-        let followed = follow(&from, &to, Compression::Zstd, &AtomicBool::new(true)).unwrap();
-        let followed = followed.unwrap();
+        let (from, followed) = two_records_followed(dir.path());
         // other bytes at the same length: the writer's word is taken, so it must be true
         // (the agent gives it only when it never cut its file, Out.cuts)
         std::fs::write(&from, b"{\"k\":\"begin\"}\n{\"k\":\"END\"}\n").unwrap();

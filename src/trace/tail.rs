@@ -112,6 +112,12 @@ fn follow(
             hash.update(&buf[..n]);
             encoder.write_all(&buf[..n])?;
             len += n as u64;
+        } else if file.metadata()?.len() < len {
+            // cut below what was read (a test compacted at the event cap): what was compressed
+            // is not the finished file, which is compressed whole at the end, so reading on would
+            // only take the core the compactor and the tests share (docs/performance.md,
+            // "Seventeenth round")
+            return Ok(None);
         } else if stopped {
             break;
         } else {

@@ -233,6 +233,27 @@ cmp "$OUT/cap-split1/tests.jsonl" "$OUT/cap-split0/tests.jsonl" \
   || { echo "FAIL: split methods change the trace of the cap example"; exit 1; }
 echo "ok: split: the same trace of the cap example split and unsplit"
 
+echo "== compactions beside the test (testdata/java/compact/README.md)"
+# a compaction runs on a thread of its own while the test goes on: the tests file must be the one
+# the same compactions make when the test waits for each (PAF_COMPACT=now)
+compile compact
+for m in now beside; do
+  PAF_COMPACT=$([ $m = now ] && echo now) "$PAF" trace java --quiet --plain --max-events 2000 \
+    --classpath "$OUT/classes/compact" --include compact --tests compact.CompactTest -o "$OUT/compact-$m" \
+    2> "$OUT/compact-$m.log" || { cat "$OUT/compact-$m.log" >&2; exit 1; }
+done
+cmp "$OUT/compact-now/tests.jsonl" "$OUT/compact-beside/tests.jsonl" \
+  || { echo "FAIL: compactions beside the test change the tests file"; exit 1; }
+python3 - "$OUT/compact-beside/tests.jsonl" <<'PY' || { echo "FAIL: the compact example's tests are not as its README says"; exit 1; }
+import json, sys
+end = {r["test"].split(".")[-1]: r for r in map(json.loads, open(sys.argv[1])) if r["k"] == "end"}
+assert end["aLongRunWithAClassInitializer"]["compacted"] > 0 and "truncated" not in end["aLongRunWithAClassInitializer"]
+assert end["liveElements"].get("truncated") and "could not keep it under 1000" in end["liveElements"]["note"]
+assert end["aLongRunThatFails"]["outcome"] == "fail" and end["aLongRunThatFails"]["compacted"] > 0
+PY
+"$PAF" validate "$OUT/compact-beside" > /dev/null
+echo "ok: compactions beside the test: the same tests file as at once"
+
 echo "== marks (the agent's places of each test's begin and end, docs/java.md \"How tracing runs\")"
 # paf's first read of a new bundle takes the lines the agent says its tests' begin and end records
 # are on instead of searching for them: they must be the file's own, also where the compactor cut

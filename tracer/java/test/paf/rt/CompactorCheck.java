@@ -1,4 +1,4 @@
-//! A check of the compactor (tracer/java/e2e.sh runs it): a name written plain and the same name escaped are one variable, two texts are two; with the writer's log of record ends or without, the same records are kept.
+//! A check of the compactor (tracer/java/e2e.sh runs it): a name written plain and the same name escaped are one variable, two texts are two; with the writer's log of record ends or without, the same records are kept; a compaction beside the test makes the file one at once makes.
 package paf.rt;
 
 import java.io.File;
@@ -112,9 +112,70 @@ public final class CompactorCheck {
         System.out.println("ok: " + what);
     }
 
+    /**
+     * A compaction beside the test: the region is read while records are written after it, and
+     * put in place then. The file must be the region compacted at once followed by the records
+     * written after it, and the log its record ends, whether the records after the region are
+     * in the log or not.
+     */
+    static void beside(File dir) throws Exception {
+        List<String> region = new ArrayList<>(), after = new ArrayList<>();
+        region.add("{\"k\":\"enter\",\"frame\":1,\"method\":\"C.m\"}");
+        for (int i = 0; i < 300; i++)
+            region.add("{\"k\":\"def\",\"frame\":1,\"stmt\":" + (i % 7) + ",\"var\":{\"local\":\"v" + (i % 5)
+                    + "\"},\"how\":\"const\"}");
+        for (int i = 0; i < 50; i++)
+            after.add("{\"k\":\"use\",\"frame\":1,\"stmt\":9,\"var\":{\"local\":\"v" + (i % 5) + "\"},\"role\":\"arg\"}");
+        for (boolean logged : new boolean[] {true, false}) {
+            // at once: the region alone, compacted
+            File once = new File(dir, "once.jsonl");
+            once.delete();
+            Out o = new Out(once, false, 1 << 16);
+            o.logFrom(0);
+            for (String l : region) write(o, l);
+            o.flush();
+            long kept = Compactor.compact(o, 0, 1000);
+            o.flush();
+            StringBuilder want = new StringBuilder(new String(Files.readAllBytes(once.toPath()), StandardCharsets.UTF_8));
+            for (String l : after) want.append(l).append('\n');
+            // beside: the same region, the records after it written before the rewrite is put in place
+            File f = new File(dir, "beside.jsonl");
+            f.delete();
+            Out out = new Out(f, false, 1 << 16);
+            out.logFrom(0);
+            for (String l : region) write(out, l);
+            out.flush();
+            Compactor.Job j = new Compactor.Job(out, 0, 1000);
+            for (int i = 0; i < after.size(); i++) {
+                if (i == 10) j.start(); // some records before the rewrite starts, the rest while it runs
+                write(out, after.get(i));
+                if (!logged && i == 20) out.logOff();
+                if (i == 30) out.flush(); // some written to the file, the rest still in the buffer
+            }
+            j.await();
+            if (j.kept != kept || j.failure != null)
+                throw new AssertionError("beside: kept " + j.kept + " (" + j.failure + "), at once " + kept);
+            j.apply(out);
+            out.flush();
+            String got = new String(Files.readAllBytes(f.toPath()), StandardCharsets.UTF_8);
+            if (!got.equals(want.toString())) throw new AssertionError("beside: the file is not the region compacted, then the rest");
+            if (logged) checkLog(out, f, Log.KEPT);
+            else if (out.logged(0) >= 0) throw new AssertionError("beside: a log without the records after the region");
+            System.out.println("ok: a compaction beside the test, the records after it " + (logged ? "" : "not ") + "logged");
+        }
+    }
+
+    private static void write(Out out, String line) {
+        out.mark();
+        out.raw(line.getBytes(StandardCharsets.UTF_8));
+        out.commit();
+        out.logEnd(); // as R.commit does
+    }
+
     public static void main(String[] args) throws Exception {
         File dir = new File(args[0]);
         dir.mkdirs();
+        beside(dir);
         expect(dir, "one name, plain", "\"a\"", "\"a\"", true);
         expect(dir, "two names", "\"a\"", "\"b\"", false);
         expect(dir, "one name, written plain and escaped", "\"\u00e9\"", "\"\\u00e9\"", true);

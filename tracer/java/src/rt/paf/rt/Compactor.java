@@ -56,23 +56,38 @@ final class Compactor {
     }
 
     /**
-     * A set of keys, each looked for where its first byte says it may be, rather than every key
-     * compared in turn with a key read first (the compactor reads five to eight keys a record).
+     * A set of keys (at most 8 ASCII bytes each), found by their bytes packed into a long: a
+     * multiplicative hash into a table of 64 slots, then one comparison. A key used to be looked
+     * for among those with its first byte and compared a byte at a time, a fifth of the
+     * compactor's time (docs/performance.md, "Seventeenth round"); five to eight keys a record.
      */
     private static final class Keys {
         final byte[][] keys;
-        /** First byte (ASCII) -> the indexes of the keys that start with it. */
-        final int[][] byFirst = new int[128][];
+        /** Each key's bytes, big-endian in a long (no key holds a zero byte, so lengths differ too). */
+        final long[] packed;
+        /** Slot -> key index + 1 (0: empty), linear probing. */
+        final int[] table = new int[64];
 
         Keys(String... names) {
             keys = ascii(names);
-            for (int c = 0; c < 128; c++) {
-                int n = 0;
-                for (byte[] k : keys) if (k[0] == c) n++;
-                byFirst[c] = new int[n];
-                n = 0;
-                for (int k = 0; k < keys.length; k++) if (keys[k][0] == c) byFirst[c][n++] = k;
+            packed = new long[keys.length];
+            for (int k = 0; k < keys.length; k++) {
+                if (keys[k].length > 8) throw new IllegalArgumentException("a key longer than 8 bytes: " + names[k]);
+                packed[k] = pack(keys[k]);
+                int s = slot(packed[k]);
+                while (table[s] != 0) s = (s + 1) & 63;
+                table[s] = k + 1;
             }
+        }
+
+        static long pack(byte[] b) {
+            long w = 0;
+            for (byte x : b) w = (w << 8) | (x & 0xff);
+            return w;
+        }
+
+        static int slot(long w) {
+            return (int) ((w * 0x9E3779B97F4A7C15L) >>> 58);
         }
     }
 
@@ -80,83 +95,180 @@ final class Compactor {
     // variable kinds in keys
     private static final long K_LOCAL = 1, K_FIELD = 2, K_STATIC = 3, K_RET = 5, K_ARRAY = 6;
 
+    /** How many compactions found the writer's log wrong and searched for the line ends (CompactorCheck reads it). */
+    static volatile int logMismatches;
+
     /**
      * Compacts the events from {@code start} (the test's first event line) to the end of the file
-     * of {@code out} (flushed). Returns the number of events kept, or -1 when more than
+     * of {@code out} (flushed), at once. Returns the number of events kept, or -1 when more than
      * {@code limit} would be kept (the file is then unchanged).
      */
-    /** How many compactions found the writer's log wrong and searched for the line ends (CompactorCheck reads it). */
-    static int logMismatches;
-
     static long compact(Out out, long start, long limit) throws IOException {
-        int logged = out.logged(start);
-        if (logged >= 0) {
-            try {
-                return compact(out, start, limit, out.loggedEnds(), logged, out.logBase - start);
-            } catch (LogMismatch e) {
-                // the log and the file disagree (a failure between them): find the line ends instead
-                logMismatches++;
-            }
-        }
-        return compact(out, start, limit, null, 0, 0);
+        Job j = new Job(out, start, limit);
+        j.run();
+        Throwable f = j.failure;
+        if (f instanceof IOException) throw (IOException) f;
+        if (f instanceof RuntimeException) throw (RuntimeException) f;
+        if (f != null) throw (Error) f;
+        if (j.kept < 0) return -1;
+        j.apply(out);
+        return j.kept;
     }
 
     /**
-     * {@link #compact(Out, long, long)} with the ends of the records from {@code searched} bytes
-     * into the region on from the writer's log (the ends before it searched for), or, with
-     * {@code ends == null}, every end searched for.
+     * One compaction: the region of the file from {@code start} to its end when the job was made
+     * (a record boundary) is read, and the records kept are written to a file beside it
+     * ({@link #run}, which reads nothing of {@link Out} but the file); {@link #apply} then puts
+     * them in place of the region, before whatever the test wrote after it. So the rewrite can run
+     * on a thread of its own while the test goes on (R, "compactions beside the test"): the
+     * writer never writes below the region's end meanwhile, and the log of record ends it hands
+     * over is a prefix of an array it only appends to past that prefix, or replaces.
      */
-    private static long compact(Out out, long start, long limit, int[] ends, int records, long searched)
-            throws IOException {
-        File file = out.file();
-        long end = out.position();
-        if (ends != null && searched + (records > 0 ? ends[records - 1] : 0) != end - start) throw new LogMismatch();
-        Graph g = new Graph();
-        g.strict = ends != null;
-        try (Lines lines = new Lines(file, start, end, ends, records, searched)) {
-            while (lines.next()) g.add(lines);
+    static final class Job implements Runnable {
+        final File file;
+        final long start, end, limit;
+        private final int[] ends;
+        private final int records;
+        private final long searched;
+        /** The records kept (-1: more than the limit, or not run yet). */
+        volatile long kept = -1;
+        /** What went wrong, if anything did. */
+        volatile Throwable failure;
+        private volatile boolean done;
+        private File part;
+        private long partLength;
+        private int[] partEnds;
+        private Thread thread;
+
+        /** The region from {@code start} to the end of {@code out}'s file, which must be flushed. */
+        Job(Out out, long start, long limit) {
+            this.file = out.file();
+            this.start = start;
+            this.end = out.position();
+            this.limit = limit;
+            int logged = out.logged(start);
+            this.records = logged;
+            this.ends = logged >= 0 ? out.loggedEnds() : null;
+            this.searched = out.logBase - start;
         }
-        boolean[] keep = g.keep();
-        int kept = 0;
-        for (int i = 0; i < g.n; i++) if (keep[i]) kept++;
-        if (kept > limit) return -1;
-        int[] newEnds = new int[Math.max(16, kept)];
-        File tmp = new File(file.getPath() + ".compact");
-        try (Lines lines = new Lines(file, start, end, ends, records, searched); OutputStream o = new FileOutputStream(tmp)) {
-            byte[] buf = new byte[1 << 16];
-            int n = 0, k = 0;
-            long at = 0;
-            for (int i = 0; lines.next(); i++) {
-                if (!keep[i]) continue;
-                int len = lines.end - lines.start + 1;
-                at += len;
-                // a record end past 2 GiB from the start: the log ends there (found by search next time)
-                newEnds[k++] = at > Integer.MAX_VALUE ? -1 : (int) at;
-                if (n + len > buf.length) {
-                    o.write(buf, 0, n);
-                    n = 0;
+
+        /** Runs the rewrite on a daemon thread of its own. */
+        void start() {
+            Thread t = new Thread(this, "paf-compactor");
+            t.setDaemon(true);
+            thread = t;
+            t.start();
+        }
+
+        /** Whether the rewrite is over (it may have failed). */
+        boolean done() {
+            return done;
+        }
+
+        /** Waits for the rewrite started with {@link #start}. */
+        void await() {
+            boolean interrupted = false;
+            while (thread != null && thread.isAlive()) {
+                try {
+                    thread.join();
+                } catch (InterruptedException e) {
+                    interrupted = true; // the test's interrupt: kept for it
                 }
-                if (len > buf.length) {
-                    o.write(lines.buf, lines.start, len - 1);
-                    o.write('\n');
-                    continue;
-                }
-                System.arraycopy(lines.buf, lines.start, buf, n, len - 1);
-                buf[n + len - 1] = '\n';
-                n += len;
             }
-            o.write(buf, 0, n);
+            if (interrupted) Thread.currentThread().interrupt();
         }
-        out.truncate(start);
-        try (InputStream in = new FileInputStream(tmp)) {
-            byte[] b = new byte[1 << 16];
-            int n;
-            while ((n = in.read(b)) > 0) out.appendRaw(b, 0, n);
+
+        @Override
+        public void run() {
+            try {
+                if (ends != null) {
+                    try {
+                        rewrite(ends, records, searched);
+                        return;
+                    } catch (LogMismatch e) {
+                        // the log and the file disagree (a failure between them): find the line ends instead
+                        logMismatches++;
+                    }
+                }
+                rewrite(null, 0, 0);
+            } catch (Throwable t) {
+                failure = t;
+                kept = -1;
+            } finally {
+                done = true;
+            }
         }
-        tmp.delete();
-        // the log of the new file, whole: the next compaction searches for no line end
-        out.relog(start, newEnds, kept > 0 && newEnds[kept - 1] < 0 ? -1 : kept);
-        return kept;
+
+        /**
+         * Reads the region with the ends of the records from {@code searched} bytes into it on
+         * from the writer's log (the ends before it searched for), or, with {@code ends == null},
+         * every end searched for; writes the records kept to {@link #part}.
+         */
+        private void rewrite(int[] ends, int records, long searched) throws IOException {
+            if (ends != null && searched + (records > 0 ? ends[records - 1] : 0) != end - start) throw new LogMismatch();
+            Graph g = new Graph();
+            g.strict = ends != null;
+            try (Lines lines = new Lines(file, start, end, ends, records, searched)) {
+                while (lines.next()) g.add(lines);
+            }
+            boolean[] keep = g.keep();
+            int n = 0;
+            for (int i = 0; i < g.n; i++) if (keep[i]) n++;
+            if (n > limit) return;
+            int[] newEnds = new int[Math.max(16, n)];
+            File tmp = new File(file.getPath() + ".compact");
+            long at = 0;
+            try (Lines lines = new Lines(file, start, end, ends, records, searched); OutputStream o = new FileOutputStream(tmp)) {
+                byte[] buf = new byte[1 << 16];
+                int b = 0, k = 0;
+                for (int i = 0; lines.next(); i++) {
+                    if (!keep[i]) continue;
+                    int len = lines.end - lines.start + 1;
+                    at += len;
+                    // a record end past 2 GiB from the start: the log ends there (found by search next time)
+                    newEnds[k++] = at > Integer.MAX_VALUE ? -1 : (int) at;
+                    if (b + len > buf.length) {
+                        o.write(buf, 0, b);
+                        b = 0;
+                    }
+                    if (len > buf.length) {
+                        o.write(lines.buf, lines.start, len - 1);
+                        o.write('\n');
+                        continue;
+                    }
+                    System.arraycopy(lines.buf, lines.start, buf, b, len - 1);
+                    buf[b + len - 1] = '\n';
+                    b += len;
+                }
+                o.write(buf, 0, b);
+            }
+            part = tmp;
+            partLength = at;
+            partEnds = newEnds;
+            kept = n;
+        }
+
+        /**
+         * Puts the records kept in place of the region (the rewrite is over and kept some), in
+         * front of what was written after it; the log of the new file follows.
+         */
+        void apply(Out out) throws IOException {
+            try {
+                out.splice(start, end, part, partLength, partEnds, (int) kept);
+            } finally {
+                part.delete();
+            }
+        }
+
+        /** The bytes the region lost (what positions past its end move by). */
+        long shrink() {
+            return end - start - partLength;
+        }
+
+        /** Forgets the rewrite's file (it will not be applied). */
+        void discard() {
+            if (part != null) part.delete();
+        }
     }
 
     /** The writer's log of record ends does not match the file. */
@@ -354,26 +466,30 @@ final class Compactor {
 
         /**
          * A key (a string token, the opening quote at i): its index in {@code keys}, or -1 for
-         * any other key (keys hold no escapes).
+         * any other key (keys hold no escapes, and none is longer than 8 bytes).
          */
         int key(Keys keys) {
             if (i < end && b[i] <= ' ') ws();
             int s = ++i; // past '"'
-            // the candidates first: a key and then its closing quote (an escaped key is none of
-            // them, as before: keys are matched on their bytes). C1 inlines no method with a
-            // loop, so the comparison is written out here.
-            if (s < end) {
-                int[] cands = keys.byFirst[b[s] & 127];
-                next:
-                for (int c = 0; c < cands.length; c++) {
-                    byte[] x = keys.keys[cands[c]];
-                    int e = s + x.length;
-                    if (e >= end || b[e] != '"') continue;
-                    for (int j = 0; j < x.length; j++) if (x[j] != b[s + j]) continue next;
-                    i = e + 1;
-                    return cands[c];
+            int stop = Math.min(end, s + 9);
+            long w = 0;
+            for (int p = s; p < stop; p++) {
+                byte x = b[p];
+                if (x == '"') {
+                    i = p + 1;
+                    // Keys.find written out: C1 inlines no method with a loop
+                    int[] t = keys.table;
+                    long[] packed = keys.packed;
+                    for (int sl = Keys.slot(w); ; sl = (sl + 1) & 63) {
+                        int e = t[sl];
+                        if (e == 0) return -1;
+                        if (packed[e - 1] == w) return e - 1;
+                    }
                 }
+                if (x == '\\') break;
+                w = (w << 8) | (x & 0xff);
             }
+            // longer than any key, escaped, or cut short: none of them
             while (i < end && b[i] != '"') i += b[i] == '\\' ? 2 : 1;
             i++; // '"'
             return -1;
@@ -480,6 +596,13 @@ final class Compactor {
          */
         int[] localNames, localDefs;
         int nLocals;
+
+        /** A frame id entered again: its locals stay its own, as in a map by (frame, name). */
+        void inherit(FrameInfo before) {
+            localNames = before.localNames;
+            localDefs = before.localDefs;
+            nLocals = before.nLocals;
+        }
 
         /** The event of the definition reaching local {@code name}, or -1. */
         int local(int name) {
@@ -728,8 +851,7 @@ final class Compactor {
         }
 
         boolean[] keep() {
-            for (FrameInfo f : frames.vals) {
-                if (f == null) continue;
+            frames.forEach(f -> {
                 if (f.top) {
                     roots.add(f.enter);
                     if (f.exit >= 0) roots.add(f.exit);
@@ -740,7 +862,7 @@ final class Compactor {
                     // the definitions reaching an active frame's locals
                     for (int k = 0; k < f.nLocals; k++) roots.add(f.localDefs[k]);
                 }
-            }
+            });
             reaching.forEach((kind, a, b, event) -> {
                 if (kind == K_LOCAL) {
                     FrameInfo f = frames.get(a);
@@ -786,10 +908,20 @@ final class Compactor {
         }
     }
 
-    /** Frame id -> its FrameInfo (any long key), open addressing: a null value is an empty slot. */
+    /**
+     * Frame ids -> their info. The agent numbers frames in the order it writes their enter
+     * records, so a region's frames are nearly consecutive ids: they go in an array indexed from
+     * the first one seen, where a hash table spread them over memory (a cache miss a lookup, a
+     * tenth of the compactor's time on joda-time: docs/performance.md, "Seventeenth round");
+     * ids below the first or far past it, in a hash table.
+     */
     private static final class Frames {
-        long[] keys = new long[1 << 10];
-        FrameInfo[] vals = new FrameInfo[1 << 10];
+        /** How far past the first id the array reaches at most (4 Mi references, 16 MiB or less). */
+        private static final long DENSE = 1 << 22;
+        private long base = Long.MIN_VALUE;
+        FrameInfo[] dense = new FrameInfo[1 << 10];
+        long[] keys = new long[1 << 4];
+        FrameInfo[] vals = new FrameInfo[1 << 4];
         private int size;
 
         private static int slot(long k, int mask) {
@@ -797,37 +929,31 @@ final class Compactor {
             return (int) (h ^ (h >>> 32)) & mask;
         }
 
-        /** The last key found and its value: most events follow one of the same frame. */
-        private long lastKey;
-        private FrameInfo lastVal;
-
         FrameInfo get(long k) {
-            if (lastVal != null && lastKey == k) return lastVal;
+            long i = k - base;
+            if (i >= 0 && i < dense.length) return dense[(int) i];
             int mask = keys.length - 1;
             for (int s = slot(k, mask); ; s = (s + 1) & mask) {
                 FrameInfo v = vals[s];
-                if (v == null || keys[s] == k) {
-                    if (v != null) {
-                        lastKey = k;
-                        lastVal = v;
-                    }
-                    return v;
-                }
+                if (v == null || keys[s] == k) return v;
             }
         }
 
         void put(long k, FrameInfo v) {
-            lastVal = null;
+            if (base == Long.MIN_VALUE && k >= 0) base = k;
+            long i = k - base;
+            if (i >= 0 && i < DENSE) {
+                if (i >= dense.length) dense = java.util.Arrays.copyOf(dense, (int) Math.min(DENSE, Math.max(i + 1, 2L * dense.length)));
+                FrameInfo old = dense[(int) i];
+                if (old != null && old != v) v.inherit(old);
+                dense[(int) i] = v;
+                return;
+            }
             int mask = keys.length - 1;
             int s = slot(k, mask);
             while (vals[s] != null && keys[s] != k) s = (s + 1) & mask;
             if (vals[s] == null) size++;
-            else if (vals[s] != v) {
-                // a frame id entered again: its locals stay its own, as in a map by (frame, name)
-                v.localNames = vals[s].localNames;
-                v.localDefs = vals[s].localDefs;
-                v.nLocals = vals[s].nLocals;
-            }
+            else if (vals[s] != v) v.inherit(vals[s]);
             keys[s] = k;
             vals[s] = v;
             if (size * 2 > keys.length) {
@@ -836,8 +962,14 @@ final class Compactor {
                 keys = new long[ok.length * 2];
                 vals = new FrameInfo[ok.length * 2];
                 size = 0;
-                for (int i = 0; i < ok.length; i++) if (ov[i] != null) put(ok[i], ov[i]);
+                for (int j = 0; j < ok.length; j++) if (ov[j] != null) put(ok[j], ov[j]);
             }
+        }
+
+        /** Every frame's info, each once. */
+        void forEach(java.util.function.Consumer<FrameInfo> each) {
+            for (FrameInfo f : dense) if (f != null) each.accept(f);
+            for (FrameInfo f : vals) if (f != null) each.accept(f);
         }
     }
 

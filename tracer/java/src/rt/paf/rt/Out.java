@@ -90,7 +90,8 @@ final class Out {
 
     /** Keeps the ends of the records committed from {@code at} (a record boundary) on. */
     void logFrom(long at) {
-        if (ends == null) ends = new int[1 << 10];
+        // a new array: a compaction running beside the test may still read the old one
+        ends = new int[1 << 10];
         logBase = at;
         nEnds = 0;
     }
@@ -205,12 +206,61 @@ final class Out {
         return cuts;
     }
 
-    /** Appends bytes (after a {@link #truncate}, for compaction's rewrite). */
-    void appendRaw(byte[] b, int off, int len) throws IOException {
-        if (pos != recStart) throw new IllegalStateException("appendRaw inside a record");
+    /**
+     * Puts the {@code n} records of {@code part} ({@code partLength} bytes, their ends in
+     * {@code partEnds} as offsets from {@code start}, -1 past 2 GiB) in place of the file's bytes
+     * from {@code start} to {@code end} (record boundaries, with nothing written below {@code end}
+     * since they were), in front of the records written after {@code end}, which move up with
+     * their ends in the log. Call between records.
+     */
+    void splice(long start, long end, File part, long partLength, int[] partEnds, int n) throws IOException {
+        if (pos != recStart) throw new IllegalStateException("splice inside a record");
         flush();
-        fos.write(b, off, len);
-        fileOffset += len;
+        long fileEnd = fileOffset;
+        long moved = end - start - partLength;
+        // the log first (it reads the ends of the records after the region, as they are now)
+        int[] e = partEnds;
+        int ne = n > 0 && partEnds[n - 1] < 0 ? -1 : n;
+        if (ne >= 0 && fileEnd > end) {
+            // the records after the region, all logged (the log starts at or before the region's end)
+            if (nEnds > 0 && logBase <= end && logBase + ends[nEnds - 1] == fileEnd) {
+                int first = nEnds;
+                while (first > 0 && logBase + ends[first - 1] > end) first--;
+                int tail = nEnds - first;
+                if (fileEnd - moved - start > Integer.MAX_VALUE) ne = -1;
+                else {
+                    if (e.length < ne + tail) e = java.util.Arrays.copyOf(e, ne + tail);
+                    for (int i = first; i < nEnds; i++) e[ne++] = (int) (logBase + ends[i] - moved - start);
+                }
+            } else ne = -1;
+        }
+        cuts++; // before the cut: a reader of the file may have read the bytes cut
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file, "rw");
+                java.io.FileInputStream in = new java.io.FileInputStream(part)) {
+            java.nio.channels.FileChannel ch = f.getChannel();
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1 << 20);
+            copy(in.getChannel(), 0, ch, start, partLength, b);
+            // forward, a block at a time: each block is read before the bytes it lands on are written
+            copy(ch, end, ch, end - moved, fileEnd - end, b);
+            ch.truncate(fileEnd - moved);
+        }
+        fileOffset = fileEnd - moved;
+        fos.getChannel().position(fileOffset);
+        relog(start, e, ne);
+    }
+
+    private static void copy(java.nio.channels.FileChannel from, long at, java.nio.channels.FileChannel to, long dest,
+            long n, java.nio.ByteBuffer b) throws IOException {
+        long done = 0;
+        while (done < n) {
+            b.clear();
+            b.limit((int) Math.min(b.capacity(), n - done));
+            int r = from.read(b, at + done);
+            if (r <= 0) throw new IOException("the tests file ended " + (n - done) + " bytes early while compacting");
+            b.flip();
+            while (b.hasRemaining()) dest += to.write(b, dest);
+            done += r;
+        }
     }
 
     void close() throws IOException {

@@ -152,7 +152,7 @@ public final class R {
     /** The running test's class and method: the frame whose line a call from the test body gets. */
     private static String testCls, testMth;
     private static long events; // event lines of the test in the file
-    private static long capCount; // events counted against the cap since the last compaction
+    private static long capCount; // events counted against the cap since the last compaction's region
     private static long compacted; // events compaction dropped
     private static long total; // events committed in the test, compacted ones included
     private static long testStart; // file position of the test's first event line
@@ -179,6 +179,32 @@ public final class R {
     private static boolean initOverflow;
     private static String initClass;
     private static long seq; // records written in this test (any thread)
+    /** Set while the enter record of a class initializer about to be recorded is committed: no compaction then. */
+    private static boolean startingInit;
+
+    // ---- compactions beside the test ----
+    // A compaction reads every event of the test so far, twice, and the test used to wait for
+    // it: on joda-time, whose one long test is compacted four times, half of the worker's time,
+    // with the other core idle (docs/performance.md, "Seventeenth round"). Now the rewrite runs
+    // on a thread of its own (Compactor.Job) while the test goes on writing after the region it
+    // reads. A test is compacted when it reaches the cap, and again each time it wrote as many
+    // events again (counted against the cap) after the last compaction's region: whatever that
+    // compaction keeps, so that where the next one starts does not depend on when the rewrite
+    // ends. Its records are put in place at the start of an event once the rewrite is over, and
+    // at the latest when the next compaction is due or the test ends, where the test waits for
+    // it if need be. The file is then the one the same compactions done at once make, byte for
+    // byte (PAF_COMPACT=now; tracer/java/e2e.sh compares them): the same regions are read, and
+    // what was written after a region moves by what the region lost. A rewrite that fails (more
+    // than half the cap kept, an error) is acted on only at those fixed points, never "as soon
+    // as", so that runs agree: the events after its region are cut and the test truncated at its
+    // end, as at once (the end record's statics may name statics read after it).
+    /** PAF_COMPACT=now (a diagnostic): the test waits for each compaction. */
+    private static final boolean BESIDE = !"now".equals(System.getenv("PAF_COMPACT"))
+            && Runtime.getRuntime().availableProcessors() > 1;
+    /** The compaction running beside the test, if any. */
+    private static Compactor.Job pending;
+    /** The test's events at the end of the pending compaction's region. */
+    private static long pendingEvents;
 
     static final class Frame {
         int id, thisId, method;
@@ -467,6 +493,7 @@ public final class R {
 
     public static void beginTest(String id, String cls, String method) {
         synchronized (LOCK) {
+            if (pending != null) settle(); // a test before without its end
             testId = id;
             testCls = cls;
             testMth = method;
@@ -528,6 +555,7 @@ public final class R {
     public static void endTest(String id, Throwable failure, String failurePhase, Throwable[] lifecycle, String[] phases,
             String testClass, String testMethod, String note) {
         synchronized (LOCK) {
+            if (pending != null) settle();
             active = false;
             recording = false;
             // first of all, let the test's objects go (the failure may be an OutOfMemoryError)
@@ -646,6 +674,7 @@ public final class R {
 
     public static void flush() {
         synchronized (LOCK) {
+            if (pending != null) settle(); // the JVM exits in a test
             try {
                 if (stmts != null) stmts.flush();
                 if (tests != null) tests.flush();
@@ -786,6 +815,7 @@ public final class R {
      * past the class initializer's own budget.
      */
     private static boolean accepting(TState ts) {
+        if (pending != null) settleIfDone();
         if (!active || busy || truncated || phase == PHASE_AFTER) {
             if (!active) outsideEvents++;
             return false;
@@ -812,7 +842,7 @@ public final class R {
             initOwn++;
             if (++initEvents >= cap) initOverflow = true;
         } else {
-            if (++capCount >= cap && initThread == null) capReached();
+            if (++capCount >= cap && initThread == null && !startingInit) capReached();
             else if (capCount == cap >> 1 && tests.nEnds < 0) tests.logFrom(tests.position()); // for a compaction to come
             if (++total >= cap * BUDGET && !truncated) {
                 truncated = true;
@@ -832,24 +862,87 @@ public final class R {
 
     /** The test reached the event cap: keep what the analysis needs, or stop recording it. */
     private static void capReached() {
-        long kept = -1;
-        String why = null;
+        if (pending != null && !settle()) return;
+        Compactor.Job j;
         try {
             tests.flush();
-            kept = Compactor.compact(tests, testStart, cap / 2);
+            j = new Compactor.Job(tests, testStart, cap / 2);
         } catch (Throwable t) {
-            why = t.toString();
+            stopRecording(t);
+            return;
         }
-        if (kept >= 0) {
-            compacted += events - kept;
-            events = kept;
-            capCount = kept;
-        } else {
-            truncated = true;
-            recording = false;
-            truncatedWhy = "the test ran past the event cap of " + cap + " events and compaction could not keep it under "
-                    + cap / 2 + (why == null ? "" : " (" + why + ")") + "; the events after that are not recorded";
+        pendingEvents = events;
+        capCount = 0;
+        if (BESIDE) {
+            try {
+                j.start();
+                pending = j;
+                return;
+            } catch (Throwable t) {
+                // no thread to be had (no memory): the test waits
+            }
         }
+        j.run();
+        finish(j);
+    }
+
+    /**
+     * At the start of an event: the pending compaction's records put in place if its rewrite is
+     * over and kept some (not while a class initializer is recorded, whose start would move).
+     */
+    private static void settleIfDone() {
+        Compactor.Job j = pending;
+        if (j.done() && j.kept >= 0 && j.failure == null && initThread == null) finish(j);
+    }
+
+    /** Waits for the pending compaction and acts on it; whether its records were put in place. */
+    private static boolean settle() {
+        Compactor.Job j = pending;
+        j.await();
+        return finish(j);
+    }
+
+    /**
+     * Acts on a compaction whose rewrite is over: its records in place of its region, the counts
+     * moved; or, when it failed, the test truncated at the region's end. Returns whether it was
+     * put in place.
+     */
+    private static boolean finish(Compactor.Job j) {
+        pending = null;
+        Throwable why = j.failure;
+        long kept = j.kept;
+        if (why == null && kept >= 0) {
+            try {
+                j.apply(tests);
+                compacted += pendingEvents - kept;
+                events -= pendingEvents - kept;
+                if (initThread != null) {
+                    // a class initializer that began after the region (the JVM exits in it): its start moved with it
+                    initMark -= j.shrink();
+                    initMarkEvents -= pendingEvents - kept;
+                }
+                return true;
+            } catch (Throwable t) {
+                why = t;
+            }
+        }
+        j.discard();
+        try {
+            tests.truncate(j.end);
+        } catch (Throwable t) {
+            // the file keeps the events after the region; its count below does not
+        }
+        events = pendingEvents;
+        initThread = null; // its start was past the cut: nothing to roll back
+        stopRecording(why);
+        return false;
+    }
+
+    private static void stopRecording(Throwable why) {
+        truncated = true;
+        recording = false;
+        truncatedWhy = "the test ran past the event cap of " + cap + " events and compaction could not keep it under "
+                + cap / 2 + (why == null ? "" : " (" + why + ")") + "; the events after that are not recorded";
     }
 
     public static int id(Object o) {
@@ -1162,10 +1255,14 @@ public final class R {
                 }
                 if (values != null && caller == null) o.raw(J_VALUES).raw(values);
                 o.b('}');
+                // no compaction at this record: the initializer's start (before it) must stay where it is
+                startingInit = startsInit;
                 commit(ts);
             } catch (Throwable t) {
                 tests.rollback(mark);
                 throw t;
+            } finally {
+                startingInit = false;
             }
             if (startsInit) {
                 // a class initializer's events are rolled back when it completes (endInit)

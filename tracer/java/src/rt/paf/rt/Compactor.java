@@ -469,6 +469,15 @@ final class Compactor {
          * any other key (keys hold no escapes, and none is longer than 8 bytes).
          */
         int key(Keys keys) {
+            return key(keys, false);
+        }
+
+        /** A member's key and the colon after it ({@link #key}, without a call to eat the colon). */
+        int member(Keys keys) {
+            return key(keys, true);
+        }
+
+        private int key(Keys keys, boolean colon) {
             if (i < end && b[i] <= ' ') ws();
             int s = ++i; // past '"'
             int stop = Math.min(end, s + 9);
@@ -477,6 +486,10 @@ final class Compactor {
                 byte x = b[p];
                 if (x == '"') {
                     i = p + 1;
+                    if (colon) {
+                        if (i < end && b[i] == ':') i++;
+                        else eatAfterWs(':');
+                    }
                     // Keys.find written out: C1 inlines no method with a loop
                     int[] t = keys.table;
                     long[] packed = keys.packed;
@@ -492,6 +505,7 @@ final class Compactor {
             // longer than any key, escaped, or cut short: none of them
             while (i < end && b[i] != '"') i += b[i] == '\\' ? 2 : 1;
             i++; // '"'
+            if (colon) eat(':');
             return -1;
         }
 
@@ -539,8 +553,7 @@ final class Compactor {
             }
             if (eat('}')) return;
             do {
-                int k = key(VAR_KEYS);
-                eat(':');
+                int k = member(VAR_KEYS);
                 switch (k) {
                     case V_LOCAL: v.kind = K_LOCAL; v.nameId = name(); break;
                     case V_FIELD: v.kind = K_FIELD; v.nameId = name(); break;
@@ -668,8 +681,7 @@ final class Compactor {
                 return;
             }
             do {
-                int key = s.key(RECORD_KEYS);
-                s.eat(':');
+                int key = s.member(RECORD_KEYS);
                 switch (key) {
                     case R_K: {
                         if (s.i < s.end && s.b[s.i] <= ' ') s.ws();
@@ -709,8 +721,7 @@ final class Compactor {
                             do {
                                 s.eat('{');
                                 do {
-                                    int fk = s.key(FIELD_KEY);
-                                    s.eat(':');
+                                    int fk = s.member(FIELD_KEY);
                                     if (fk == 0) {
                                         if (fields == fieldIds.length) fieldIds = java.util.Arrays.copyOf(fieldIds, fields * 2);
                                         fieldIds[fields++] = s.name();

@@ -42,6 +42,11 @@ final class Out {
         return fileOffset + pos;
     }
 
+    /** Whether no record is being built. */
+    boolean betweenRecords() {
+        return pos == recStart;
+    }
+
     /** Starts a record; returns its absolute start for {@link #rollback}. */
     long mark() {
         recStart = pos;
@@ -214,7 +219,7 @@ final class Out {
      * their ends in the log. Call between records.
      */
     void splice(long start, long end, File part, long partLength, int[] partEnds, int n) throws IOException {
-        if (pos != recStart) throw new IllegalStateException("splice inside a record");
+        if (!betweenRecords()) throw new IllegalStateException("splice inside a record");
         flush();
         long fileEnd = fileOffset;
         long moved = end - start - partLength;

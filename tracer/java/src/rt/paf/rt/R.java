@@ -184,7 +184,7 @@ public final class R {
 
     // ---- compactions beside the test ----
     // A compaction reads every event of the test so far, twice, and the test used to wait for
-    // it: on joda-time, whose one long test is compacted four times, half of the worker's time,
+    // it: on joda-time, whose one long test is compacted five times, half of the worker's time,
     // with the other core idle (docs/performance.md, "Seventeenth round"). Now the rewrite runs
     // on a thread of its own (Compactor.Job) while the test goes on writing after the region it
     // reads. A test is compacted when it reaches the cap, and again each time it wrote as many
@@ -888,11 +888,13 @@ public final class R {
 
     /**
      * At the start of an event: the pending compaction's records put in place if its rewrite is
-     * over and kept some (not while a class initializer is recorded, whose start would move).
+     * over and kept some. Not while a class initializer is recorded (its start would move), nor
+     * inside another record (the agent running code it does not control while it builds one).
      */
     private static void settleIfDone() {
         Compactor.Job j = pending;
-        if (j.done() && j.kept >= 0 && j.failure == null && initThread == null) finish(j);
+        if (j.done() && j.kept >= 0 && j.failure == null && initThread == null && !busy && tests.betweenRecords())
+            finish(j);
     }
 
     /** Waits for the pending compaction and acts on it; whether its records were put in place. */

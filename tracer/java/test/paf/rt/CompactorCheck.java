@@ -1,4 +1,4 @@
-//! A check of the compactor (tracer/java/e2e.sh runs it): a name written plain and the same name escaped are one variable, two texts are two; with the writer's log of record ends or without, the same records are kept; a compaction beside the test makes the file one at once makes.
+//! A check of the compactor (tracer/java/e2e.sh runs it): a name written plain and the same name escaped are one variable, two texts are two; with the writer's log of record ends or without, the same records are kept; a compaction beside the test makes the file one at once makes; reading only the records kept, the file reading them all makes.
 package paf.rt;
 
 import java.io.File;
@@ -165,6 +165,37 @@ public final class CompactorCheck {
         }
     }
 
+    /**
+     * A rewrite that keeps few records reads only those (runs of them at a time): the file and
+     * the log are the ones a rewrite reading the whole region again makes.
+     */
+    static void sparse(File dir) throws Exception {
+        String[] got = new String[2];
+        for (int mode = 0; mode < 2; mode++) {
+            Compactor.sparse = mode == 0;
+            File f = new File(dir, "sparse" + mode + ".jsonl");
+            f.delete();
+            Out out = new Out(f, false, 1 << 16);
+            out.logFrom(0);
+            write(out, "{\"k\":\"enter\",\"frame\":1,\"method\":\"C.m\"}");
+            for (int i = 0; i < 3000; i++) {
+                // a def of one of a few locals now and then (the last of each is kept), branches between
+                if (i % 500 == 7) write(out, "{\"k\":\"def\",\"frame\":1,\"stmt\":1,\"var\":{\"local\":\"v" + (i % 3)
+                        + "\"},\"how\":\"const\"}");
+                else write(out, "{\"k\":\"branch\",\"frame\":1,\"stmt\":" + (i % 11) + ",\"uses\":[]}");
+            }
+            out.flush();
+            long n = Compactor.compact(out, 0, 1000);
+            out.flush();
+            if (n * 8 >= 3001) throw new AssertionError("sparse: " + n + " records kept, too many for the check");
+            checkLog(out, f, Log.KEPT);
+            got[mode] = new String(Files.readAllBytes(f.toPath()), StandardCharsets.UTF_8);
+        }
+        Compactor.sparse = true;
+        if (!got[0].equals(got[1])) throw new AssertionError("sparse: reading the records kept wrote another file");
+        System.out.println("ok: a rewrite reading only the records kept");
+    }
+
     private static void write(Out out, String line) {
         out.mark();
         out.raw(line.getBytes(StandardCharsets.UTF_8));
@@ -176,6 +207,7 @@ public final class CompactorCheck {
         File dir = new File(args[0]);
         dir.mkdirs();
         beside(dir);
+        sparse(dir);
         expect(dir, "one name, plain", "\"a\"", "\"a\"", true);
         expect(dir, "two names", "\"a\"", "\"b\"", false);
         expect(dir, "one name, written plain and escaped", "\"\u00e9\"", "\"\\u00e9\"", true);

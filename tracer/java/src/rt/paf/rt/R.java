@@ -196,8 +196,9 @@ public final class R {
     // byte (PAF_COMPACT=now; tracer/java/e2e.sh compares them): the same regions are read, and
     // what was written after a region moves by what the region lost. A rewrite that fails (more
     // than half the cap kept, an error) is acted on only at those fixed points, never "as soon
-    // as", so that runs agree: the events after its region are cut and the test truncated at its
-    // end, as at once (the end record's statics may name statics read after it).
+    // as", so that runs agree, and so is one done at once: the events written after its region
+    // are cut and the test truncated at its end (frames and objects entered meanwhile keep the
+    // ids they took, and the end record's statics may name statics read meanwhile).
     /** PAF_COMPACT=now (a diagnostic): the test waits for each compaction. */
     private static final boolean BESIDE = !"now".equals(System.getenv("PAF_COMPACT"))
             && Runtime.getRuntime().availableProcessors() > 1;
@@ -883,7 +884,9 @@ public final class R {
             }
         }
         j.run();
-        finish(j);
+        // a failure is acted on where it would be beside the test: at the next compaction or the test's end
+        if (j.failure == null && j.kept >= 0) finish(j);
+        else pending = j;
     }
 
     /**

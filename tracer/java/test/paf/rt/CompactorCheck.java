@@ -129,22 +129,14 @@ public final class CompactorCheck {
         for (boolean logged : new boolean[] {true, false}) {
             // at once: the region alone, compacted
             File once = new File(dir, "once.jsonl");
-            once.delete();
-            Out o = new Out(once, false, 1 << 16);
-            o.logFrom(0);
-            for (String l : region) write(o, l);
-            o.flush();
+            Out o = written(once, region);
             long kept = Compactor.compact(o, 0, 1000);
             o.flush();
             StringBuilder want = new StringBuilder(new String(Files.readAllBytes(once.toPath()), StandardCharsets.UTF_8));
             for (String l : after) want.append(l).append('\n');
             // beside: the same region, the records after it written before the rewrite is put in place
             File f = new File(dir, "beside.jsonl");
-            f.delete();
-            Out out = new Out(f, false, 1 << 16);
-            out.logFrom(0);
-            for (String l : region) write(out, l);
-            out.flush();
+            Out out = written(f, region);
             Compactor.Job j = new Compactor.Job(out, 0, 1000);
             for (int i = 0; i < after.size(); i++) {
                 if (i == 10) j.start(); // some records before the rewrite starts, the rest while it runs
@@ -194,6 +186,16 @@ public final class CompactorCheck {
         Compactor.sparse = true;
         if (!got[0].equals(got[1])) throw new AssertionError("sparse: reading the records kept wrote another file");
         System.out.println("ok: a rewrite reading only the records kept");
+    }
+
+    /** A new file of {@code lines} written as the agent writes a test's, with the log of their ends, flushed. */
+    private static Out written(File f, List<String> lines) throws Exception {
+        f.delete();
+        Out out = new Out(f, false, 1 << 16);
+        out.logFrom(0);
+        for (String l : lines) write(out, l);
+        out.flush();
+        return out;
     }
 
     private static void write(Out out, String line) {

@@ -235,10 +235,11 @@ echo "ok: split: the same trace of the cap example split and unsplit"
 
 echo "== compactions beside the test (testdata/java/compact/README.md)"
 # a compaction runs on a thread of its own while the test goes on: the tests file must be the one
-# the same compactions make when the test waits for each (PAF_COMPACT=now)
+# the same compactions make when the test waits for each (PAF_COMPACT=now); its regions are small,
+# which by default are compacted at once, so PAF_COMPACT=beside puts each on its own thread
 compile compact
 for m in now beside; do
-  PAF_COMPACT=$([ $m = now ] && echo now) "$PAF" trace java --quiet --plain --max-events 2000 \
+  PAF_COMPACT=$m "$PAF" trace java --quiet --plain --max-events 2000 \
     --classpath "$OUT/classes/compact" --include compact --tests compact.CompactTest -o "$OUT/compact-$m" \
     2> "$OUT/compact-$m.log" || { cat "$OUT/compact-$m.log" >&2; exit 1; }
 done

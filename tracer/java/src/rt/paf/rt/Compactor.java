@@ -211,7 +211,7 @@ final class Compactor {
          */
         private void rewrite(int[] ends, int records, long searched) throws IOException {
             if (ends != null && searched + (records > 0 ? ends[records - 1] : 0) != end - start) throw new LogMismatch();
-            Graph g = new Graph();
+            Graph g = new Graph(tableSize(end - start));
             g.strict = ends != null;
             // each record's start in the region, for a rewrite that reads only the records kept
             int[] starts = end - start <= Integer.MAX_VALUE ? new int[1 << 12] : null;
@@ -239,7 +239,7 @@ final class Compactor {
             }
             long at = 0;
             try (Lines lines = new Lines(file, start, end, ends, records, searched); OutputStream o = new FileOutputStream(tmp)) {
-                byte[] buf = new byte[1 << 16];
+                byte[] buf = new byte[bufferSize(end - start)];
                 int b = 0, k = 0;
                 for (int i = 0; lines.next(); i++) {
                     if (!keep[i]) continue;
@@ -353,7 +353,7 @@ final class Compactor {
     private static final class Lines implements AutoCloseable {
         private final InputStream in;
         private long left;
-        byte[] buf = new byte[1 << 16];
+        byte[] buf;
         private int len, pos;
         int start, end;
         private final int[] ends;
@@ -364,6 +364,7 @@ final class Compactor {
         private long bufStart;
 
         Lines(File f, long from, long to, int[] ends, int records, long searched) throws IOException {
+            buf = new byte[bufferSize(to - from)];
             in = new FileInputStream(f);
             long skipped = 0;
             while (skipped < from) {
@@ -711,24 +712,51 @@ final class Compactor {
         }
     }
 
+    // A compaction's tables and buffers start at the size its region calls for, up to the sizes
+    // they grow from: a test compacted at a small cap is compacted often, and tables of the
+    // large sizes, zeroed each time, were a sixth of TheAlgorithms hashmap's worker at
+    // --max-events 300.
+
+    /** Records a region of this many bytes may hold, as a power of two from 16 to 1,024 (about one in 64 bytes; they grow if need be). */
+    static int tableSize(long bytes) {
+        long records = Math.max(16, Math.min(1 << 10, bytes / 64));
+        return Integer.highestOneBit((int) records - 1) << 1;
+    }
+
+    /** A buffer for reading or writing a region of this many bytes: from 1 KiB to 64 KiB. */
+    static int bufferSize(long bytes) {
+        return (int) Math.max(1 << 10, Math.min(1 << 16, bytes + 1));
+    }
+
     /** The events of the test and what each depends on. */
     private static final class Graph {
         int n;
-        int[] kind = new int[1024], frameOf = new int[1024], stmt = new int[1024];
+        int[] kind, frameOf, stmt;
         /** Dependencies: deps[depStart[i] .. depStart[i+1]). */
-        int[] depStart = new int[1025];
-        int[] deps = new int[4096];
+        int[] depStart;
+        int[] deps;
         int depCount;
         final Frames frames = new Frames();
-        final LongIntMap reaching = new LongIntMap(); // (kind, a) x b -> defining event
+        final LongIntMap reaching; // (kind, a) x b -> defining event
         /** The DUAs seen: (def statement, use statement) x variable name. */
-        final LongIntMap duas = new LongIntMap();
+        final LongIntMap duas;
         final Ints roots = new Ints();
         final Scanner sc = new Scanner();
         final Var v1 = new Var(), v2 = new Var();
         int[] fieldIds = new int[16];
         /** The records come from the writer's log: each must be one object, or the log is wrong. */
         boolean strict;
+
+        /** For about {@code size} records (a power of two). */
+        Graph(int size) {
+            kind = new int[size];
+            frameOf = new int[size];
+            stmt = new int[size];
+            depStart = new int[size + 1];
+            deps = new int[4 * size];
+            reaching = new LongIntMap(4 * size);
+            duas = new LongIntMap(4 * size);
+        }
 
         void add(Lines line) {
             if (n == kind.length) grow();
@@ -1098,9 +1126,16 @@ final class Compactor {
 
     /** (kind, a, b) -> int, open addressing over plain arrays. */
     private static final class LongIntMap {
-        private long[] ka = new long[1 << 12], kb = new long[1 << 12];
-        private int[] vals = new int[1 << 12];
+        private long[] ka, kb;
+        private int[] vals;
         private int size;
+
+        /** With room for {@code slots} (a power of two) before it grows. */
+        LongIntMap(int slots) {
+            ka = new long[slots];
+            kb = new long[slots];
+            vals = new int[slots];
+        }
 
         interface Each {
             void accept(long kind, long a, long b, int value);

@@ -310,17 +310,28 @@ fn complete(
 ) -> Result<Result<(usize, usize), CliError>, CliError> {
     // the rest of the tests file is compressed while paf analyzes it and the static analysis
     // runs; all of it when what the follower compressed is not the finished file
+    let (analyzed, read) = std::sync::mpsc::channel::<()>();
     let packing = tail.map(|tail| {
         let work = staging.join(".work");
         let done = staging.join("tests.jsonl");
         let grew_to = grew_to(&work);
-        std::thread::spawn(move || match tail.finish(Some(&done), grew_to) {
-            Ok(true) => Ok(true),
-            // not the finished file, or it could not be checked: compressed again, whole
-            Ok(false) | Err(_) => pack(&work, "tests.jsonl", compression).map(|()| false),
+        std::thread::spawn(move || {
+            let followed = match tail.finish(Some(&done), grew_to) {
+                Ok(true) => true,
+                // not the finished file, or it could not be checked: compressed again, whole
+                Ok(false) | Err(_) => pack(&work, "tests.jsonl", compression).map(|()| false)?,
+            };
+            // Once paf has read the failing tests, the compressed file takes the plain one's
+            // place here, beside the static analysis: removing a tests file of gigabytes
+            // takes the kernel a tenth of a second or more (la4j's 1.9 GB: 0.08 to 0.4 s),
+            // which was the last step before paf's exit (docs/performance.md, "Eighteenth
+            // round"). A closed channel is the signal, whatever ended the analysis.
+            let _ = read.recv();
+            move_packed(&work, "tests.jsonl", compression)?;
+            Ok(followed)
         })
     });
-    let added = add_static_duas(hosted, staging);
+    let added = add_static_duas(hosted, staging, move || drop(analyzed));
     let packed = packing.map_or(Ok(false), |t| {
         t.join()
             .unwrap_or_else(|_| Err("the compression thread panicked".to_string()))
@@ -743,7 +754,12 @@ fn stop(mut child: Child) {
 /// in the supervisor's JVM, which has indexed the class path while the tests ran and writes
 /// their static DUAs into the bundle (docs/algorithm.md, "Static DUAs"). Returns (DUAs, crash
 /// uses).
-fn add_static_duas(hosted: Hosted, bundle: &Path) -> Result<(usize, usize), CliError> {
+/// `read` is called once paf has read the tests file (the static analysis does not read it).
+fn add_static_duas(
+    hosted: Hosted,
+    bundle: &Path,
+    read: impl FnOnce(),
+) -> Result<(usize, usize), CliError> {
     let unreadable = |problems: Vec<crate::trace::Problem>| {
         for p in problems.iter().take(20) {
             output::error(p);
@@ -757,6 +773,7 @@ fn add_static_duas(hosted: Hosted, bundle: &Path) -> Result<(usize, usize), CliE
     let marks = agent_marks(&bundle.join(".work"), &bundle.join("tests.jsonl"));
     let analyzed = Bundle::open(bundle)
         .and_then(|opened| engine::crash_uses(&opened, Jobs::all_cores(), marks, &mut ()));
+    read();
     let uses = match analyzed {
         Ok(uses) => uses,
         Err(problems) => {
@@ -828,17 +845,22 @@ fn pack_the_rest(staging: &Path, compression: Compression) -> Result<(), String>
         }
     }
     for f in ["tests.jsonl", "statements.jsonl", "static-duas.jsonl"] {
-        let packed = work.join(format!("{f}{}", compression.suffix()));
-        if packed.exists() {
-            std::fs::rename(
-                &packed,
-                staging.join(packed.file_name().unwrap_or_default()),
-            )
-            .and_then(|()| std::fs::remove_file(staging.join(f)))
-            .map_err(|e| format!("{}: cannot move into place: {e}", packed.display()))?;
-        }
+        move_packed(&work, f, compression)?;
     }
     Ok(())
+}
+
+/// The compressed copy of the bundle's file `name` (in `work`, if there is one) moved into its
+/// place, and the plain file removed.
+fn move_packed(work: &Path, name: &str, compression: Compression) -> Result<(), String> {
+    let packed = work.join(format!("{name}{}", compression.suffix()));
+    if !packed.exists() {
+        return Ok(());
+    }
+    let bundle = work.parent().unwrap_or(work);
+    std::fs::rename(&packed, bundle.join(packed.file_name().unwrap_or_default()))
+        .and_then(|()| std::fs::remove_file(bundle.join(name)))
+        .map_err(|e| format!("{}: cannot move into place: {e}", packed.display()))
 }
 
 /// Compresses the bundle's file `name` (in the directory above `work`) into `work`, where the

@@ -323,9 +323,9 @@ fn complete(
             };
             // Once paf has read the failing tests, the compressed file takes the plain one's
             // place here, beside the static analysis: removing a tests file of gigabytes
-            // takes the kernel a tenth of a second or more (la4j's 1.9 GB: 0.08 to 0.4 s),
-            // which was the last step before paf's exit (docs/performance.md, "Eighteenth
-            // round"). A closed channel is the signal, whatever ended the analysis.
+            // takes the kernel a tenth of a second or so (la4j's 1.9 GB: 0.08 s), which came
+            // after the static analysis, on the way to paf's exit (docs/performance.md,
+            // "Eighteenth round"). A closed channel is the signal, whatever ended the analysis.
             let _ = read.recv();
             move_packed(&work, "tests.jsonl", compression)?;
             Ok(followed)

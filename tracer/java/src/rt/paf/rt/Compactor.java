@@ -214,7 +214,7 @@ final class Compactor {
             Graph g = new Graph(tableSize(end - start));
             g.strict = ends != null;
             // each record's start in the region, for a rewrite that reads only the records kept
-            int[] starts = end - start <= Integer.MAX_VALUE ? new int[1 << 12] : null;
+            int[] starts = end - start <= Integer.MAX_VALUE ? new int[tableSize(end - start)] : null;
             try (Lines lines = new Lines(file, start, end, ends, records, searched)) {
                 for (int i = 0; lines.next(); i++) {
                     if (starts != null) {
@@ -713,8 +713,8 @@ final class Compactor {
     }
 
     // A compaction's tables and buffers start at the size its region calls for, up to the sizes
-    // they grow from: a test compacted at a small cap is compacted often, and tables of the
-    // large sizes, zeroed each time, were a sixth of TheAlgorithms hashmap's worker at
+    // they grow from: a test compacted at a small cap is compacted often, and the graph's tables
+    // at their large sizes, zeroed each time, were 6% of TheAlgorithms hashmap's worker at
     // --max-events 300.
 
     /** Records a region of this many bytes may hold, as a power of two from 16 to 1,024 (about one in 64 bytes; they grow if need be). */

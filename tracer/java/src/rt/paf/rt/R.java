@@ -207,7 +207,7 @@ public final class R {
     private static final long BESIDE_MIN = besideMin(System.getenv("PAF_COMPACT"),
             Runtime.getRuntime().availableProcessors());
 
-    /** PAF_COMPACT=now: the test waits for each compaction; =beside: none does (both for checks and diagnosis). */
+    /** PAF_COMPACT=now: every compaction is done at once; =beside: every one runs beside the test (both for checks and diagnosis). */
     static long besideMin(String mode, int cores) {
         if ("beside".equals(mode)) return 0;
         if ("now".equals(mode) || cores < 2) return Long.MAX_VALUE;

@@ -832,8 +832,8 @@ fn duas_written(said: &str) -> Option<usize> {
     }
 }
 
-/// Compresses the small files of the bundle too, then moves every compressed file into place
-/// over its plain one (the compressed tests file is already in `.work`).
+/// Compresses the small files of the bundle too, each moved into place over its plain one (the
+/// compression's thread in [`complete`] has moved the tests file).
 fn pack_the_rest(staging: &Path, compression: Compression) -> Result<(), String> {
     if compression == Compression::None {
         return Ok(());
@@ -842,10 +842,8 @@ fn pack_the_rest(staging: &Path, compression: Compression) -> Result<(), String>
     for f in ["statements.jsonl", "static-duas.jsonl"] {
         if staging.join(f).exists() {
             pack(&work, f, compression)?;
+            move_packed(&work, f, compression)?;
         }
-    }
-    for f in ["tests.jsonl", "statements.jsonl", "static-duas.jsonl"] {
-        move_packed(&work, f, compression)?;
     }
     Ok(())
 }

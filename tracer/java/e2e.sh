@@ -201,7 +201,7 @@ grep -q "test lines of calls from the test body: 0 from the test classes' call s
   || { echo "FAIL: PAF_TEST_SITES=0 must leave the test classes unchanged"; exit 1; }
 echo "ok: sites: the same trace with and without sites ($hits test lines from sites, $walks from walks)"
 
-echo "== split (small methods split in two, docs/java.md \"Split methods\": the same trace as unsplit)"
+echo "== split (methods split in two, docs/java.md \"Split methods\": the same trace as unsplit)"
 # the sites example's test lines from stack walks (dispatcher frames left out), the library
 # example, and the cap example (its loop runs past the cap, where dispatchers run the original)
 PAF_SPLIT=0 PAF_TEST_SITES=0 "$PAF" trace java -v --plain --classpath "$OUT/classes/sites" --include sites \
@@ -209,9 +209,9 @@ PAF_SPLIT=0 PAF_TEST_SITES=0 "$PAF" trace java -v --plain --classpath "$OUT/clas
   || { cat "$OUT/sites-0-unsplit.log" >&2; exit 1; }
 cmp "$OUT/sites-0/tests.jsonl" "$OUT/sites-0-unsplit/tests.jsonl" \
   || { echo "FAIL: split methods change the trace of the sites example (test lines from stack walks)"; exit 1; }
-n=$(sed -nE 's/^paf trace: small methods split in two.*: ([0-9]+)$/\1/p' "$OUT/sites-0.log")
+n=$(sed -nE 's/^paf trace: methods split in two.*: ([0-9]+)$/\1/p' "$OUT/sites-0.log")
 [ "${n:-0}" -gt 0 ] || { echo "FAIL: no method of the sites example was split"; cat "$OUT/sites-0.log"; exit 1; }
-grep -q 'small methods split in two.*: 0$' "$OUT/sites-0-unsplit.log" \
+grep -q 'methods split in two.*: 0$' "$OUT/sites-0-unsplit.log" \
   || { echo "FAIL: PAF_SPLIT=0 must split no method"; exit 1; }
 PAF_SPLIT=0 "$PAF" trace java --quiet --plain --classpath "$OUT/classes/library" --include org.shelf \
   --tests "$(tests_of library)" --sourcepath "$TD/library/src" -o "$OUT/library-unsplit" 2> "$OUT/library-unsplit.log" \

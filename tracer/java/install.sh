@@ -3,7 +3,9 @@
 # a JDK (javac, jar), ASM 9 (asm, asm-tree, asm-analysis, asm-commons), JUnit 4 (+ hamcrest),
 # python3 and zstd (for the checks).
 # With --maven, also Maven and the plugins `paf trace java --maven` runs offline from Debian's
-# repository /usr/share/maven-repo (the e2e's Maven check).
+# repository /usr/share/maven-repo (the e2e's Maven check). With --libraries, also the real
+# libraries load-check.sh loads under the agent (commons-lang3, commons-io, commons-collections4,
+# commons-cli, Guava).
 set -euo pipefail
 need=()
 command -v javac >/dev/null 2>&1 || need+=(default-jdk-headless)
@@ -22,6 +24,11 @@ if [ "${1:-}" = --maven ]; then
   # the compiler plugin's dependencies import JUnit's BOM at Debian's version "debian", which
   # only the junit5 package installs (a fresh machine without it cannot resolve the plugin)
   [ -f /usr/share/maven-repo/org/junit/junit-bom/debian/junit-bom-debian.pom ] || need+=(junit5)
+fi
+if [ "${1:-}" = --libraries ]; then
+  for p in commons-lang3 commons-io commons-collections4 commons-cli guava; do
+    [ -f "/usr/share/java/$p.jar" ] || need+=("lib$p-java")
+  done
 fi
 if [ ${#need[@]} -eq 0 ]; then
   echo "install.sh: everything is already installed"

@@ -1,4 +1,4 @@
-//! The class SplitCheck instruments: small methods that are split, and methods that are not.
+//! The class SplitCheck instruments: methods that are split, small and large, and methods that are not.
 package splitcheck;
 
 public class Small {
@@ -37,10 +37,31 @@ public class Small {
         }
     }
 
-    /** Not split: too large for C1 to inline once the dispatch is added. */
+    /** Split: too large for C1 to inline once the dispatch is added, with a loop. */
     public int sum(int n) {
         int s = 0;
         for (int i = 0; i < n; i++) s += i * v + (i % 3 == 0 ? 1 : 2) - (i ^ v);
         return s;
+    }
+
+    /** Split: a table switch (its size is counted, padding included). */
+    public static String kind(int k) {
+        switch (k) {
+            case 0: return "zero";
+            case 1: return "one";
+            case 2: return "two";
+            case 3: return "three";
+            default: return "many";
+        }
+    }
+
+    /** Split: a lookup switch. */
+    public static int sparse(int k) {
+        switch (k) {
+            case -1000: return 1;
+            case 7: return 2;
+            case 100000: return 3;
+            default: return 0;
+        }
     }
 }

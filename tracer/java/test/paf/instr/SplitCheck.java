@@ -1,4 +1,4 @@
-//! A check of the split of small methods (tracer/java/e2e.sh runs it): which methods are split, that both halves compute what the original does, recorded or not, and that a recorded stack has no dispatcher frame.
+//! A check of the split of methods (tracer/java/e2e.sh runs it): which methods are split, that both halves compute what the original does, recorded or not, and that a recorded stack has no dispatcher frame.
 package paf.instr;
 
 import java.io.File;
@@ -25,7 +25,8 @@ import paf.rt.R;
  * Instruments {@code splitcheck.Small} as the agent does and checks {@link Split}: the methods
  * split (a dispatcher with the method's own name, descriptor and access, which checks
  * {@code R.on()} first, and a private synthetic copy taking an extra {@code R}), the methods
- * left whole (a constructor, a synchronized method, one with a handler, one too large), the
+ * left whole (a constructor, a synchronized method, one with a handler; one too large to take
+ * the dispatch, made up here), the
  * results of every method with recording off and on against the uninstrumented class, and the
  * frames of an exception raised in a split method while recorded: the method once, no frame of
  * line {@link Split#LINE}. Exits 1 with the first difference.
@@ -67,9 +68,23 @@ public final class SplitCheck {
                 if (n instanceof MethodInsnNode) firstCall = (MethodInsnNode) n;
             if (firstCall != null && firstCall.owner.equals("paf/rt/R") && firstCall.name.equals("on")) dispatchers.add(mn.name);
         }
-        TreeSet<String> want = new TreeSet<>(List.of("first", "get", "mix"));
+        TreeSet<String> want = new TreeSet<>(List.of("first", "get", "kind", "mix", "sparse", "sum"));
         if (!dispatchers.equals(want)) fail("dispatchers: got " + dispatchers + ", want " + want);
         if (!copies.equals(want)) fail("copies: got " + copies + ", want " + want);
+
+        // a method whose code with the dispatch might not fit in a method (65,535 bytes) is left whole
+        ClassNode big = new ClassNode();
+        big.name = "splitcheck/Big";
+        big.access = Opcodes.ACC_PUBLIC;
+        // the dispatch of a static method without arguments is 11 bytes (on(), ifeq, aconst_null,
+        // invoke, return): 65,524 bytes of code take it, 65,525 do not
+        for (int size : new int[] {65524, 65525}) {
+            MethodNode m = new MethodNode(Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC, "m", "()V", null, null);
+            for (int i = 0; i < size - 1; i++) m.instructions.add(new org.objectweb.asm.tree.InsnNode(Opcodes.NOP));
+            m.instructions.add(new org.objectweb.asm.tree.InsnNode(Opcodes.RETURN));
+            boolean splits = Split.dispatcher(big, m) != null;
+            if (splits != (size == 65524)) fail("a method of " + size + " bytes split: " + splits);
+        }
 
         // the same results as the uninstrumented class, unrecorded and recorded
         Class<?> plain = Class.forName("splitcheck.Small", true, parent);
@@ -121,6 +136,8 @@ public final class SplitCheck {
         r.add(call(c.getMethod("guarded", int.class), null, 0));
         r.add(call(c.getMethod("guarded", int.class), null, 3));
         r.add(call(c.getMethod("sum", int.class), o, 50));
+        for (int k : new int[] {-1, 0, 3, 4}) r.add(call(c.getMethod("kind", int.class), null, k));
+        for (int k : new int[] {-1000, 7, 100000, 8}) r.add(call(c.getMethod("sparse", int.class), null, k));
         return r;
     }
 

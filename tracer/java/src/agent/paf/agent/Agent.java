@@ -60,7 +60,7 @@ public final class Agent {
                 w.write("classes " + s.get("classes") + "\n");
                 w.write("counts " + s.get("counts") + "\n"); // tests, passing, truncated, event lines
                 w.write("sites " + s.get("sites") + "\n"); // test lines from call sites, from stack walks
-                w.write("split " + s.get("split") + "\n"); // small methods split (paf.instr.Split)
+                w.write("split " + s.get("split") + "\n"); // methods split (paf.instr.Split)
                 w.write("cut " + s.get("cut") + "\n"); // times the tests part file was cut (Out.truncate)
                 for (Object e : (List<?>) s.get("errors")) w.write("error " + e + "\n");
             } catch (Exception e) {

@@ -1,4 +1,4 @@
-//! Splits small methods into a dispatcher that runs the original body when nothing is recorded and an instrumented private copy.
+//! Splits methods into a dispatcher that runs the original body when nothing is recorded and an instrumented private copy.
 package paf.instr;
 
 import static org.objectweb.asm.Opcodes.*;
@@ -16,15 +16,19 @@ import org.objectweb.asm.tree.MethodNode;
 import org.objectweb.asm.tree.VarInsnNode;
 
 /**
- * Small methods split in two, so that code running unrecorded runs them as the compiler sees
- * them uninstrumented. The method keeps its name, descriptor and access and becomes a
+ * Methods split in two, so that code running unrecorded runs them as the compiler sees them
+ * uninstrumented. The method keeps its name, descriptor and access and becomes a
  * <em>dispatcher</em>: {@code if (R.on()) return m(args..., null); <the original body>}. The
  * instrumented body moves to a private synthetic overload {@code m(args..., R)} (same name, so a
  * stack trace names the method as before; the extra parameter only tells the two apart). A
- * dispatcher is small enough for C1 to inline (C1MaxInlineSize, 35 bytes of bytecode), so a
- * getter called in a loop that runs past the event cap costs what it costs without the agent,
- * where its instrumented body cost a call and a check per event (docs/performance.md,
- * "Fourteenth round").
+ * small method's dispatcher is small enough for C1 to inline (C1MaxInlineSize, 35 bytes of
+ * bytecode), so a getter called in a loop that runs past the event cap costs what it costs
+ * without the agent, where its instrumented body cost a call and a check per event
+ * (docs/performance.md, "Fourteenth round"). A larger method runs its original body, several
+ * times smaller than the instrumented one and without its checks: joda-time with next to nothing
+ * recorded took 2.05 s instead of 2.70 s once every method was split, not only the small ones,
+ * and runs that record throughout took as long ("Nineteenth round"). Recorded, such a call costs
+ * one more call (the dispatcher is not inlined).
  *
  * <p>The dispatcher's call to the instrumented copy carries line {@link #LINE}: its frame is in
  * every stack between the copy and its caller, and the runtime leaves frames of that line out
@@ -35,13 +39,15 @@ final class Split {
 
     /** The line of a dispatcher's call: the largest a class file can name (a u2), so no real line but the 65,535th of a file. */
     static final int LINE = paf.rt.R.DISPATCH_LINE;
-    /** C1's inlining limit (C1MaxInlineSize) for a dispatcher's bytecode. */
-    static final int INLINE = 35;
+    /** The most bytecode a method may have (a class file's code_length is under 65,536). */
+    static final int MAX_CODE = 65535;
     static final String RT = "paf/rt/R";
 
     /**
-     * The dispatcher for {@code original} (before instrumentation) when its bytecode, with the
-     * dispatch, stays within {@link #INLINE} bytes; null when the method is not split.
+     * The dispatcher for {@code original} (before instrumentation); null when the method is not
+     * split: a kind the instrumenter treats apart (a constructor, a class initializer, a method of
+     * an interface, synchronized, abstract, native or a bridge), one with an exception handler or
+     * JSR/RET, or one whose bytecode with the dispatch might not fit in a method.
      */
     static MethodNode dispatcher(ClassNode cn, MethodNode original) {
         if ((cn.access & ACC_INTERFACE) != 0) return null;
@@ -63,7 +69,7 @@ final class Split {
         }
         if (slot + 1 > 255) return null;
         int body = bodySize(original);
-        if (body < 0 || size + body > INLINE) return null;
+        if (body < 0 || size + body > MAX_CODE) return null;
 
         MethodNode d = new MethodNode(ASM9, original.access, original.name, original.desc, original.signature,
                 original.exceptions.toArray(new String[0]));
@@ -120,7 +126,7 @@ final class Split {
         mn.parameters = null;
     }
 
-    /** An upper bound of the method's bytecode length; -1 for an instruction not counted (a switch, wide forms). */
+    /** An upper bound of the method's bytecode length; -1 for an instruction not counted. */
     static int bodySize(MethodNode mn) {
         int n = 0;
         for (AbstractInsnNode i = mn.instructions.getFirst(); i != null; i = i.getNext()) {
@@ -153,6 +159,12 @@ final class Split {
                     break;
                 case AbstractInsnNode.MULTIANEWARRAY_INSN:
                     n += 4;
+                    break;
+                case AbstractInsnNode.TABLESWITCH_INSN: // opcode, padding, default, low, high, the offsets
+                    n += 16 + 4 * ((org.objectweb.asm.tree.TableSwitchInsnNode) i).labels.size();
+                    break;
+                case AbstractInsnNode.LOOKUPSWITCH_INSN: // opcode, padding, default, count, the pairs
+                    n += 12 + 8 * ((org.objectweb.asm.tree.LookupSwitchInsnNode) i).labels.size();
                     break;
                 default:
                     return -1;

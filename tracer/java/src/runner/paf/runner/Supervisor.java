@@ -911,7 +911,7 @@ public final class Supervisor {
         if (verbose)
             System.err.println("paf trace: test lines of calls from the test body: " + siteHits
                     + " from the test classes' call sites, " + siteWalks + " from stack walks");
-        if (verbose) System.err.println("paf trace: small methods split in two (a copy runs recorded): " + split);
+        if (verbose) System.err.println("paf trace: methods split in two (a copy runs recorded): " + split);
         Summary s = new Summary();
         s.tests = nTests;
         s.classes = classes;

@@ -235,6 +235,21 @@ done
 cmp "$OUT/cap-split1/tests.jsonl" "$OUT/cap-split0/tests.jsonl" \
   || { echo "FAIL: split methods change the trace of the cap example"; exit 1; }
 echo "ok: split: the same trace of the cap example split and unsplit"
+# at a cap of 1,000, fail2LongRun stops being recorded inside Churn.run's loop, whose copy then
+# leaves for the original code at the loop's head (Split.addExits): the same trace as without
+# the exits, and as unsplit, with the test truncated and its failure after the loop recorded
+for m in exits noexits unsplit; do
+  case $m in exits) env=();; noexits) env=(PAF_SPLIT_EXITS=0);; unsplit) env=(PAF_SPLIT=0);; esac
+  env "${env[@]}" "$PAF" trace java --quiet --plain --max-events 1000 --classpath "$OUT/classes/cap" --include cap \
+    --tests cap.CapTest -o "$OUT/cap-$m" 2> "$OUT/cap-$m.log" || { cat "$OUT/cap-$m.log" >&2; exit 1; }
+done
+cmp "$OUT/cap-exits/tests.jsonl" "$OUT/cap-noexits/tests.jsonl" \
+  && cmp "$OUT/cap-exits/tests.jsonl" "$OUT/cap-unsplit/tests.jsonl" \
+  || { echo "FAIL: leaving a copy at a loop's head changes the trace of the cap example"; exit 1; }
+grep '"test":"cap.CapTest.fail2LongRun"' "$OUT/cap-exits/tests.jsonl" | grep '"k":"end"' \
+  | grep -q '"truncated":true.*NullPointerException' \
+  || { echo "FAIL: fail2LongRun is not truncated in its loop and failed after it at a cap of 1000"; exit 1; }
+echo "ok: split: the same trace of the cap example with a copy left at its loop's head, without, and unsplit"
 
 echo "== compactions beside the test (testdata/java/compact/README.md)"
 # a compaction runs on a thread of its own while the test goes on: the tests file must be the one

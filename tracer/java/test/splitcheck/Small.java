@@ -44,6 +44,16 @@ public class Small {
         return s;
     }
 
+    /** Split, with a loop: the hook runs at each turn (SplitCheck stops the recording from it half way). */
+    public static int spin(int n, java.util.function.IntConsumer hook) {
+        int s = 0;
+        for (int i = 0; i < n; i++) {
+            hook.accept(i);
+            s += i;
+        }
+        return s;
+    }
+
     /** Split: a table switch (its size is counted, padding included). */
     public static String kind(int k) {
         switch (k) {

@@ -68,7 +68,7 @@ public final class SplitCheck {
                 if (n instanceof MethodInsnNode) firstCall = (MethodInsnNode) n;
             if (firstCall != null && firstCall.owner.equals("paf/rt/R") && firstCall.name.equals("on")) dispatchers.add(mn.name);
         }
-        TreeSet<String> want = new TreeSet<>(List.of("first", "get", "kind", "mix", "sparse", "sum"));
+        TreeSet<String> want = new TreeSet<>(List.of("first", "get", "kind", "mix", "sparse", "spin", "sum"));
         if (!dispatchers.equals(want)) fail("dispatchers: got " + dispatchers + ", want " + want);
         if (!copies.equals(want)) fail("copies: got " + copies + ", want " + want);
 
@@ -121,6 +121,25 @@ public final class SplitCheck {
         if (end.contains("\"line\":" + Split.LINE)) fail("a dispatcher frame was recorded: " + end);
         int firsts = end.split("\"method\":\"first\"", -1).length - 1;
         if (firsts != 1) fail("first() is " + firsts + " frames of the recorded stack, want 1: " + end);
+
+        // a copy leaves for the original code at its loop's head once the test stops recording
+        // (Split.addExits): spin's turns before the stop run the instrumented code, the turns
+        // after it the original's clone, appended after the instrumented code (higher offsets)
+        R.beginTest("splitcheck.Small.spin", "splitcheck.SmallTest", "spin");
+        List<Integer> at = new ArrayList<>();
+        java.util.function.IntConsumer hook = i -> {
+            if (i == 50) R.endTest("splitcheck.Small.spin", null, "test", new Throwable[0], new String[0],
+                    "splitcheck.SmallTest", "spin", null);
+            at.add(StackWalker.getInstance().walk(s -> s.filter(f -> f.getMethodName().equals("spin")).findFirst()
+                    .get().getByteCodeIndex()));
+        };
+        Object spun = split.getMethod("spin", int.class, java.util.function.IntConsumer.class).invoke(null, 100, hook);
+        R.flush();
+        if (!Integer.valueOf(4950).equals(spun)) fail("spin(100) returned " + spun + ", want 4950");
+        int lastBefore = java.util.Collections.max(at.subList(0, 51)), firstAfter = java.util.Collections.min(at.subList(51, 100));
+        if (firstAfter <= lastBefore)
+            fail("spin's turns after the stop ran at offsets from " + firstAfter + ", before it up to " + lastBefore
+                    + ": the copy did not leave for the original code");
         System.out.println("ok: SplitCheck (" + dispatchers.size() + " methods split, " + expected.size() + " results)");
     }
 

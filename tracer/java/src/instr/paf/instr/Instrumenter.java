@@ -134,11 +134,14 @@ public final class Instrumenter implements ClassFileTransformer {
             ClassNode cn = new ClassNode();
             cr.accept(cn, ClassReader.SKIP_FRAMES);
             String failed = null;
+            Map<MethodNode, MethodInstrumenter> done = new java.util.IdentityHashMap<>();
             for (MethodNode mn : cn.methods) {
                 String key = mn.name + mn.desc;
                 if (skip.contains(key)) continue;
                 try {
-                    new MethodInstrumenter(cn, mn, cls, file, bcis.get(key), hierarchy).run();
+                    MethodInstrumenter mi = new MethodInstrumenter(cn, mn, cls, file, bcis.get(key), hierarchy);
+                    mi.run();
+                    done.put(mn, mi);
                 } catch (Throwable t) {
                     failed = key;
                     String msg = "cannot instrument method " + cls + "." + key + ": " + t;
@@ -152,7 +155,7 @@ public final class Instrumenter implements ClassFileTransformer {
                 skip.add(failed);
                 continue;
             }
-            if (SPLIT) split(probe, cn, skip);
+            if (SPLIT) split(probe, cn, skip, done);
             int flags = (cn.version & 0xffff) >= Opcodes.V1_6 ? ClassWriter.COMPUTE_FRAMES : ClassWriter.COMPUTE_MAXS;
             ClassWriter cw = new LoaderClassWriter(flags, hierarchy);
             try {
@@ -171,13 +174,16 @@ public final class Instrumenter implements ClassFileTransformer {
 
     /** PAF_SPLIT=0 (a diagnostic): no method is split ({@link Split}). */
     private static final boolean SPLIT = !"0".equals(System.getenv("PAF_SPLIT"));
+    /** PAF_SPLIT_EXITS=0 (a diagnostic): no copy leaves for the original code at its loops' heads ({@link Split#addExits}). */
+    private static final boolean EXITS = !"0".equals(System.getenv("PAF_SPLIT_EXITS"));
 
     /**
-     * Splits the small instrumented methods of {@code cn} ({@link Split}), their original code
-     * taken from {@code orig} (the class as read, which nothing changes); {@code skip}: the
-     * methods left uninstrumented.
+     * Splits the instrumented methods of {@code cn} ({@link Split}), their original code taken
+     * from {@code orig} (the class as read, which nothing changes); {@code skip}: the methods left
+     * uninstrumented; {@code done}: each instrumented method's instrumenter, whose clone of the
+     * original code gives a copy with loops its ways out ({@link Split#addExits}).
      */
-    private static void split(ClassNode orig, ClassNode cn, Set<String> skip) {
+    private static void split(ClassNode orig, ClassNode cn, Set<String> skip, Map<MethodNode, MethodInstrumenter> done) {
         if ((cn.access & Opcodes.ACC_INTERFACE) != 0) return;
         List<MethodNode> added = new ArrayList<>();
         for (int i = 0; i < cn.methods.size(); i++) {
@@ -186,6 +192,8 @@ public final class Instrumenter implements ClassFileTransformer {
             MethodNode d = Split.dispatcher(cn, o);
             if (d == null) continue;
             Split.toCopy(mn);
+            MethodInstrumenter mi = done.get(mn);
+            if (mi != null && mi.originalCode != null && EXITS) Split.addExits(mn, mi.originalCode, mi.loopExits);
             added.add(d);
         }
         cn.methods.addAll(added);

@@ -166,8 +166,55 @@ final class MethodInstrumenter {
 
     void run() throws AnalyzerException {
         if (!analyze()) return;
+        planExits();
         emit();
         mn.maxLocals = nextLocal;
+    }
+
+    /**
+     * The original code, cloned before it is instrumented, when it has a loop; null otherwise.
+     * With {@link #loopExits}, what {@link Split#addExits} needs to let an instrumented copy
+     * leave for the original code at a loop's head once nothing is recorded.
+     */
+    InsnList originalCode;
+    /**
+     * Each loop head of the original code (a label a backward jump or switch goes to, with an
+     * empty stack there; the instrumented code keeps the label) and its clone in {@link
+     * #originalCode}, in code order.
+     */
+    Map<LabelNode, LabelNode> loopExits;
+
+    private void planExits() {
+        Map<LabelNode, LabelNode> heads = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < insns.length; i++) {
+            AbstractInsnNode n = insns[i];
+            if (n instanceof JumpInsnNode) loopHead(((JumpInsnNode) n).label, i, heads);
+            else if (n instanceof org.objectweb.asm.tree.TableSwitchInsnNode) {
+                org.objectweb.asm.tree.TableSwitchInsnNode t = (org.objectweb.asm.tree.TableSwitchInsnNode) n;
+                loopHead(t.dflt, i, heads);
+                for (LabelNode l : t.labels) loopHead(l, i, heads);
+            } else if (n instanceof org.objectweb.asm.tree.LookupSwitchInsnNode) {
+                org.objectweb.asm.tree.LookupSwitchInsnNode t = (org.objectweb.asm.tree.LookupSwitchInsnNode) n;
+                loopHead(t.dflt, i, heads);
+                for (LabelNode l : t.labels) loopHead(l, i, heads);
+            }
+        }
+        if (heads.isEmpty()) return;
+        Map<LabelNode, LabelNode> clones = new HashMap<>();
+        for (AbstractInsnNode n : insns) if (n instanceof LabelNode) clones.put((LabelNode) n, new LabelNode());
+        InsnList code = new InsnList();
+        for (AbstractInsnNode n : insns) if (!(n instanceof org.objectweb.asm.tree.FrameNode)) code.add(n.clone(clones));
+        // in code order, so that the copy is the same whatever the hash of a label
+        Map<LabelNode, LabelNode> exits = new java.util.LinkedHashMap<>();
+        for (AbstractInsnNode n : insns) if (heads.containsKey(n)) exits.put((LabelNode) n, clones.get(n));
+        originalCode = code;
+        loopExits = exits;
+    }
+
+    /** Notes {@code l} as a loop head when the jump at {@code from} goes back to it and the stack is empty there. */
+    private void loopHead(LabelNode l, int from, Map<LabelNode, LabelNode> heads) {
+        Integer at = index.get(l);
+        if (at != null && at <= from && frames[at] != null && frames[at].getStackSize() == 0) heads.put(l, l);
     }
 
     /**

@@ -28,7 +28,8 @@ import org.objectweb.asm.tree.VarInsnNode;
  * times smaller than the instrumented one and without its checks: joda-time with next to nothing
  * recorded took 2.05 s instead of 2.70 s once every method was split, not only the small ones,
  * and runs that record throughout took as long ("Nineteenth round"). Recorded, such a call costs
- * one more call (the dispatcher is not inlined).
+ * one more call (the dispatcher is not inlined). A copy with a loop can also leave for the
+ * original code at the loop's head once nothing is recorded ({@link #addExits}).
  *
  * <p>The dispatcher's call to the instrumented copy carries line {@link #LINE}: its frame is in
  * every stack between the copy and its caller, and the runtime leaves frames of that line out
@@ -126,10 +127,42 @@ final class Split {
         mn.parameters = null;
     }
 
+    /**
+     * Lets the instrumented copy {@code copy} leave for the original code at its loops' heads:
+     * {@code original} (the method's code cloned before it was instrumented) is appended to the
+     * copy, and at each loop head of {@code exits} (a label the instrumented code kept) the copy
+     * goes to the same label of the clone when {@code R.on()} is false. A test that stops being
+     * recorded (past its event budget) inside a loop of a copy so runs the rest of the call as
+     * the original code does, where it ran the instrumented code to the call's end, each event
+     * reduced to a check: joda-time's {@code RegressionTest0.test0096} loops in one call of
+     * {@code addWrapPartial} long after its last event (docs/performance.md, "Nineteenth round").
+     * The trace is the same: nothing is recorded once a test stopped recording (the flag only
+     * turns on again at the next test's start), and the original's locals keep their slots in
+     * the instrumented code, whose stack is empty at a loop head as the original's is. Nothing
+     * is added when the copy with the clone might not fit in a method.
+     */
+    static void addExits(MethodNode copy, InsnList original, java.util.Map<LabelNode, LabelNode> exits) {
+        int size = bodySize(copy.instructions), more = bodySize(original);
+        if (exits.isEmpty() || size < 0 || more < 0 || (long) size + more + 6L * exits.size() > MAX_CODE) return;
+        for (java.util.Map.Entry<LabelNode, LabelNode> e : exits.entrySet()) {
+            InsnList check = new InsnList();
+            check.add(new MethodInsnNode(INVOKESTATIC, RT, "on", "()Z", false));
+            check.add(new JumpInsnNode(IFEQ, e.getValue()));
+            copy.instructions.insert(e.getKey(), check);
+        }
+        // after the instrumented code, which ends in its handler's athrow: nothing falls into it
+        copy.instructions.add(original);
+    }
+
     /** An upper bound of the method's bytecode length; -1 for an instruction not counted. */
     static int bodySize(MethodNode mn) {
+        return bodySize(mn.instructions);
+    }
+
+    /** An upper bound of the code's length in bytes; -1 for an instruction not counted. */
+    static int bodySize(InsnList code) {
         int n = 0;
-        for (AbstractInsnNode i = mn.instructions.getFirst(); i != null; i = i.getNext()) {
+        for (AbstractInsnNode i = code.getFirst(); i != null; i = i.getNext()) {
             int op = i.getOpcode();
             if (op < 0) continue; // labels, lines, frames
             switch (i.getType()) {

@@ -160,6 +160,11 @@ elif ! command -v javac > /dev/null || [ ! -f "$J/junit4.jar" ] || [ ! -f "$J/as
 else
   TD="$ROOT/testdata/java"
   HAMCREST="$J/hamcrest-core.jar"; [ -f "$HAMCREST" ] || HAMCREST="$J/hamcrest.jar"
+  # the gigabytes the steps above wrote, written back now rather than while the tracer writes
+  # its own files: la4j's traced run took 4.3 to 6.1 s with two of its old tests files still
+  # dirty in the page cache, against 3.0 s once they were deleted and synced (docs/performance.md,
+  # "Nineteenth round")
+  sync
   # paf builds its tracer's jars at its first run in a fresh checkout: not a cost to measure
   "$PAF" trace java --quiet --classpath "$WORK" --include none --tests none -o "$WORK/warm-up" > /dev/null 2>&1 || true
   printf '%-13s %6s %5s %9s %9s %9s %9s %9s %10s %10s\n' example tests runs 'plain s' 'traced s' overhead \

@@ -1,4 +1,4 @@
-//! A check of the split of methods (tracer/java/e2e.sh runs it): which methods are split, that both halves compute what the original does, recorded or not, and that a recorded stack has no dispatcher frame.
+//! A check of the split of methods (tracer/java/e2e.sh runs it): which methods are split, that both halves compute what the original does, recorded or not, that a recorded stack has no dispatcher frame, and that a loop leaves for the original code once nothing is recorded.
 package paf.instr;
 
 import java.io.File;
@@ -29,7 +29,9 @@ import paf.rt.R;
  * the dispatch, made up here), the
  * results of every method with recording off and on against the uninstrumented class, and the
  * frames of an exception raised in a split method while recorded: the method once, no frame of
- * line {@link Split#LINE}. Exits 1 with the first difference.
+ * line {@link Split#LINE}; and a loop whose test stops recording half way, whose later turns must
+ * run in the clone of the original code ({@link Split#addExits}). Exits 1 with the first
+ * difference.
  *
  * <p>usage: {@code java -Xbootclasspath/a:paf-rt.jar -cp paf-instr.jar:ASM:DIR paf.instr.SplitCheck WORKDIR}
  */

@@ -143,7 +143,8 @@ final class Split {
      */
     static void addExits(MethodNode copy, InsnList original, java.util.Map<LabelNode, LabelNode> exits) {
         int size = bodySize(copy.instructions), more = bodySize(original);
-        if (exits.isEmpty() || size < 0 || more < 0 || (long) size + more + 6L * exits.size() > MAX_CODE) return;
+        // per exit: invokestatic (3 bytes) and ifeq, 8 bytes at most once widened to reach the clone
+        if (exits.isEmpty() || size < 0 || more < 0 || (long) size + more + 11L * exits.size() > MAX_CODE) return;
         for (java.util.Map.Entry<LabelNode, LabelNode> e : exits.entrySet()) {
             InsnList check = new InsnList();
             check.add(new MethodInsnNode(INVOKESTATIC, RT, "on", "()Z", false));
@@ -183,8 +184,8 @@ final class Split {
                 case AbstractInsnNode.LDC_INSN:
                     n += 3;
                     break;
-                case AbstractInsnNode.JUMP_INSN:
-                    n += 5;
+                case AbstractInsnNode.JUMP_INSN: // a conditional jump too far for 16 bits: the opposite test and goto_w
+                    n += 8;
                     break;
                 case AbstractInsnNode.METHOD_INSN:
                 case AbstractInsnNode.INVOKE_DYNAMIC_INSN:

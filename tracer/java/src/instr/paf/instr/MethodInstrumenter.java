@@ -185,7 +185,8 @@ final class MethodInstrumenter {
     Map<LabelNode, LabelNode> loopExits;
 
     private void planExits() {
-        Map<LabelNode, LabelNode> heads = new java.util.LinkedHashMap<>();
+        if (!Split.splitKind(cn, mn)) return; // never a copy: nothing to leave
+        Set<LabelNode> heads = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         for (int i = 0; i < insns.length; i++) {
             AbstractInsnNode n = insns[i];
             if (n instanceof JumpInsnNode) loopHead(((JumpInsnNode) n).label, i, heads);
@@ -206,15 +207,15 @@ final class MethodInstrumenter {
         for (AbstractInsnNode n : insns) if (!(n instanceof org.objectweb.asm.tree.FrameNode)) code.add(n.clone(clones));
         // in code order, so that the copy is the same whatever the hash of a label
         Map<LabelNode, LabelNode> exits = new java.util.LinkedHashMap<>();
-        for (AbstractInsnNode n : insns) if (heads.containsKey(n)) exits.put((LabelNode) n, clones.get(n));
+        for (AbstractInsnNode n : insns) if (heads.contains(n)) exits.put((LabelNode) n, clones.get(n));
         originalCode = code;
         loopExits = exits;
     }
 
     /** Notes {@code l} as a loop head when the jump at {@code from} goes back to it and the stack is empty there. */
-    private void loopHead(LabelNode l, int from, Map<LabelNode, LabelNode> heads) {
+    private void loopHead(LabelNode l, int from, Set<LabelNode> heads) {
         Integer at = index.get(l);
-        if (at != null && at <= from && frames[at] != null && frames[at].getStackSize() == 0) heads.put(l, l);
+        if (at != null && at <= from && frames[at] != null && frames[at].getStackSize() == 0) heads.add(l);
     }
 
     /**

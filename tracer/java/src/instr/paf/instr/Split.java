@@ -51,11 +51,7 @@ final class Split {
      * JSR/RET, or one whose bytecode with the dispatch might not fit in a method.
      */
     static MethodNode dispatcher(ClassNode cn, MethodNode original) {
-        if ((cn.access & ACC_INTERFACE) != 0) return null;
-        if ((original.access & (ACC_ABSTRACT | ACC_NATIVE | ACC_SYNCHRONIZED | ACC_BRIDGE)) != 0) return null;
-        if (original.name.startsWith("<") || !original.tryCatchBlocks.isEmpty()) return null;
-        for (AbstractInsnNode n = original.instructions.getFirst(); n != null; n = n.getNext())
-            if (n.getOpcode() == JSR || n.getOpcode() == RET) return null; // left whole, as the instrumenter leaves them
+        if (!splitKind(cn, original)) return null;
         Type[] args = Type.getArgumentTypes(original.desc);
         boolean isStatic = (original.access & ACC_STATIC) != 0;
         int size = 3 + 3 + 1 + 3 + 1; // on(), ifeq, aconst_null, invoke, return
@@ -94,6 +90,21 @@ final class Split {
         pre.add(plain);
         d.instructions.insert(pre);
         return d;
+    }
+
+    /**
+     * Whether {@code m} (its original code) is of a kind that is split, whatever its size: not a
+     * constructor, a class initializer, a method of an interface, synchronized, abstract, native
+     * or a bridge, and without an exception handler or JSR/RET. (The instrumenter asks before it
+     * clones a method's code for {@link #addExits}.)
+     */
+    static boolean splitKind(ClassNode cn, MethodNode m) {
+        if ((cn.access & ACC_INTERFACE) != 0) return false;
+        if ((m.access & (ACC_ABSTRACT | ACC_NATIVE | ACC_SYNCHRONIZED | ACC_BRIDGE)) != 0) return false;
+        if (m.name.startsWith("<") || !m.tryCatchBlocks.isEmpty()) return false;
+        for (AbstractInsnNode n = m.instructions.getFirst(); n != null; n = n.getNext())
+            if (n.getOpcode() == JSR || n.getOpcode() == RET) return false; // left whole, as the instrumenter leaves them
+        return true;
     }
 
     /** {@code desc} with an {@code R} parameter last: the instrumented copy's descriptor. */

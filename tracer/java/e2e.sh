@@ -251,6 +251,23 @@ grep '"test":"cap.CapTest.fail2LongRun"' "$OUT/cap-exits/tests.jsonl" | grep '"k
   || { echo "FAIL: fail2LongRun is not truncated in its loop and failed after it at a cap of 1000"; exit 1; }
 echo "ok: split: the same trace of the cap example with a copy left at its loop's head, without, and unsplit"
 
+echo "== heads (the writer's cache of each event's statement and variable, docs/performance.md \"Twentieth round\")"
+# the cache (default), a cache of 4 slots whose entries keep changing hands, and no cache (the
+# statement and variable written as before it): the same traces of the library and cap examples
+for h in 0 4; do
+  PAF_HEADS=$h "$PAF" trace java --quiet --plain --classpath "$OUT/classes/library" --include org.shelf \
+    --tests "$(tests_of library)" --sourcepath "$TD/library/src" -o "$OUT/library-heads$h" 2> "$OUT/library-heads$h.log" \
+    || { cat "$OUT/library-heads$h.log" >&2; exit 1; }
+  cmp <(gzip -dc "$OUT/library/tests.jsonl.gz") "$OUT/library-heads$h/tests.jsonl" \
+    || { echo "FAIL: PAF_HEADS=$h changes the trace of the library example"; exit 1; }
+  PAF_HEADS=$h "$PAF" trace java --quiet --plain --max-events 40000 --classpath "$OUT/classes/cap" --include cap \
+    --tests cap.CapTest --sourcepath "$TD/cap/src" -o "$OUT/cap-heads$h" 2> "$OUT/cap-heads$h.log" \
+    || { cat "$OUT/cap-heads$h.log" >&2; exit 1; }
+  cmp "$OUT/cap-split1/tests.jsonl" "$OUT/cap-heads$h/tests.jsonl" \
+    || { echo "FAIL: PAF_HEADS=$h changes the trace of the cap example"; exit 1; }
+done
+echo "ok: heads: the same traces of the library and cap examples with the cache, with 4 slots and without"
+
 echo "== compactions beside the test (testdata/java/compact/README.md)"
 # a compaction runs on a thread of its own while the test goes on: the tests file must be the one
 # the same compactions make when the test waits for each (PAF_COMPACT=now); its regions are small,

@@ -19,6 +19,12 @@ public final class OutCheck {
     private OutCheck() {}
 
     public static void main(String[] args) throws Exception {
+        // num's quotient by 100, a multiplication and a shift, against the division for every
+        // non-negative int (a few seconds)
+        for (int w = 0;; w++) {
+            if ((int) ((w * 1374389535L) >>> 37) != w / 100) throw new AssertionError("quotient of " + w + " by 100");
+            if (w == Integer.MAX_VALUE) break;
+        }
         File dir = new File(args[0]);
         dir.mkdirs();
         File f = new File(dir, "out.txt");
@@ -64,7 +70,7 @@ public final class OutCheck {
                 if (!g[i].equals(e[i])) throw new AssertionError("line " + (i + 1) + ": wrote " + g[i] + ", expected " + e[i]);
             throw new AssertionError("wrote " + g.length + " lines, expected " + e.length);
         }
-        System.out.println("ok: " + numbers.length + " numbers (" + ints + " ints also as ints) as Long.toString writes them, " + literals.length
+        System.out.println("ok: the quotient by 100 of every non-negative int; " + numbers.length + " numbers (" + ints + " ints also as ints) as Long.toString writes them, " + literals.length
                 + " literals as their text (two sharing a cache slot)");
     }
 }

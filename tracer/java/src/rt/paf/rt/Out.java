@@ -344,6 +344,16 @@ final class Out {
         return this;
     }
 
+    /** "00" to "99", two bytes each: num writes two digits per division. */
+    private static final byte[] PAIRS = new byte[200];
+
+    static {
+        for (int i = 0; i < 100; i++) {
+            PAIRS[2 * i] = (byte) ('0' + i / 10);
+            PAIRS[2 * i + 1] = (byte) ('0' + i % 10);
+        }
+    }
+
     /**
      * An int's digits: frame, object and statement ids are ints, and this path has no long
      * comparisons (num(long) sends a long that fits here too).
@@ -351,19 +361,24 @@ final class Out {
     Out num(int w) {
         if (w < 0) return num((long) w);
         ensure(10);
-        // C1 divides by 10 with a division instruction, twice per digit (the quotient and the
-        // remainder): a multiplication by 2^35 / 10, rounded up, and a shift give the same
-        // quotient for any non-negative int (docs/performance.md, "Ninth round": the division
-        // was a tenth of the tracer's time on la4j)
+        // C1 divides with a division instruction: a multiplication by 2^37 / 100, rounded up, and
+        // a shift give the same quotient for any non-negative int (OutCheck tries every one),
+        // and each division gives two digits from PAIRS (docs/performance.md, "Ninth round": the
+        // division was a tenth of the tracer's time on la4j; "Twentieth round": the pairs)
         int end = pos + digits(w);
         int p = end;
         byte[] b = buf;
-        while (w >= 10) {
-            int q = (int) ((w * 0xCCCCCCCDL) >>> 35);
-            b[--p] = (byte) ('0' + (w - q * 10));
+        while (w >= 100) {
+            int q = (int) ((w * 1374389535L) >>> 37);
+            int r = (w - q * 100) << 1;
+            b[--p] = PAIRS[r + 1];
+            b[--p] = PAIRS[r];
             w = q;
         }
-        b[--p] = (byte) ('0' + w);
+        if (w >= 10) {
+            b[--p] = PAIRS[(w << 1) + 1];
+            b[--p] = PAIRS[w << 1];
+        } else b[--p] = (byte) ('0' + w);
         pos = end;
         return this;
     }

@@ -71,8 +71,6 @@ public final class R {
     private static final byte[] J_HOW_CALL = Out.ascii(",\"how\":\"call\",\"callee\":");
     private static final byte[] J_INDEX = Out.ascii(",\"index\":");
     private static final byte[] J_LOCAL = Out.ascii("{\"local\":");
-    private static final byte[] J_LOCAL_HOW = Out.ascii("},\"how\":\"");
-    private static final byte[] J_LOCAL_HOW_CALL = Out.ascii("},\"how\":\"call\",\"callee\":");
     private static final byte[] J_METHOD = Out.ascii(",\"method\":");
     private static final byte[] J_NAME = Out.ascii(",\"name\":");
     private static final byte[] J_NULL = Out.ascii(",\"null\":true");
@@ -91,7 +89,6 @@ public final class R {
     private static final byte[] J_USES_END = Out.ascii("]}");
     private static final byte[] J_VALUES = Out.ascii(",\"values\":");
     private static final byte[] J_VAR = Out.ascii(",\"var\":");
-    private static final byte[] J_VAR_LOCAL = Out.ascii(",\"var\":{\"local\":");
     private static final byte[][] HOW_JSON = Out.ascii(HOW);
     private static final byte[][] ROLE_JSON = Out.ascii(ROLE);
     /** Method flags for {@link #method}. */
@@ -1307,8 +1304,8 @@ public final class R {
                 long pm = tests.mark();
                 try {
                     Out o = tests;
-                    o.raw(J_DEF).num(fid).raw(J_STMT).num(m.entryStmt).raw(J_VAR_LOCAL)
-                            .raw(namesJson.get(m.params[i])).b('}');
+                    o.raw(J_DEF).num(fid);
+                    stmtVar(o, m.entryStmt, SEP_VAR, K_LOCAL, m.params[i], 0, 0);
                     if (known && caller.aKind[j] != K_NONE) {
                         o.raw(J_FROM);
                         var(o, caller.aKind[j], caller.aName[j], caller.aX[j], caller.aY[j], caller.id);
@@ -1621,8 +1618,9 @@ public final class R {
             if (h < 0 && temp >= 0 && accepting(ts)) {
                 long mark = tests.mark();
                 try {
-                    tests.raw(J_DEF).num(frame).raw(J_STMT).num(stmt).raw(J_VAR_LOCAL)
-                            .raw(namesJson.get(temp)).raw(J_LOCAL_HOW_CALL).raw(namesJson.get(callee)).b('}');
+                    tests.raw(J_DEF).num(frame);
+                    stmtVar(tests, stmt, SEP_VAR, K_LOCAL, temp, 0, 0);
+                    tests.raw(J_HOW_CALL).raw(namesJson.get(callee)).b('}');
                     commit(ts);
                 } catch (Throwable t) {
                     tests.rollback(mark);
@@ -1722,8 +1720,8 @@ public final class R {
         if (!accepting(ts)) return;
         long mark = tests.mark();
         try {
-            tests.raw(J_USE).num(frame).raw(J_STMT).num(stmt).raw(J_VAR);
-            var(tests, kind, name, x, y, -1);
+            tests.raw(J_USE).num(frame);
+            stmtVar(tests, stmt, SEP_VAR, kind, name, x, y);
             if (role != ROLE_VALUE) tests.raw(J_ROLE).raw(ROLE_JSON[role]).b('"');
             if (isNull) tests.raw(J_NULL);
             tests.b('}');
@@ -1838,8 +1836,9 @@ public final class R {
             if (!accepting(ts)) return;
             long mark = tests.mark();
             try {
-                tests.raw(J_DEF).num(frame).raw(J_STMT).num(stmt).raw(J_VAR_LOCAL)
-                        .raw(namesJson.get(name)).raw(J_LOCAL_HOW).raw(HOW_JSON[how]).raw(J_QUOTE_END);
+                tests.raw(J_DEF).num(frame);
+                stmtVar(tests, stmt, SEP_VAR, K_LOCAL, name, 0, 0);
+                tests.raw(J_HOW).raw(HOW_JSON[how]).raw(J_QUOTE_END);
                 commit(ts);
             } catch (Throwable t) {
                 tests.rollback(mark);
@@ -1871,13 +1870,12 @@ public final class R {
             long mark = tests.mark();
             try {
                 Out o = tests;
-                o.raw(J_DEF).num(frame).raw(J_STMT).num(stmt).raw(J_VAR);
-                var(o, vk, vn, vx, vy, -1);
+                o.raw(J_DEF).num(frame);
+                stmtVar(o, stmt, SEP_VAR, vk, vn, vx, vy);
                 if (sk == K_RET && sx < 0) {
                     o.raw(J_HOW_CALL).raw(namesJson.get(sn));
                 } else if (sk != K_NONE) {
-                    o.raw(J_FROM);
-                    var(o, sk, sn, sx, sy, -1);
+                    stmtVar(o, stmt, SEP_FROM, sk, sn, sx, sy);
                     if (cast) o.raw(J_CAST);
                 } else {
                     o.raw(J_HOW).raw(HOW_JSON[how]).b('"');
@@ -1908,14 +1906,10 @@ public final class R {
             long mark = tests.mark();
             try {
                 Out o = tests;
-                o.raw(J_BRANCH).num(frame).raw(J_STMT).num(stmt).raw(J_USES);
-                boolean first = true;
-                if (k1 != K_NONE) {
-                    var(o, k1, n1, x1, y1, -1);
-                    first = false;
-                }
+                o.raw(J_BRANCH).num(frame);
+                stmtVar(o, stmt, SEP_USES, k1 == K_NONE ? HK_NONE : k1, n1, x1, y1);
                 if (k2 != K_NONE) {
-                    if (!first) o.b(',');
+                    if (k1 != K_NONE) o.b(',');
                     var(o, k2, n2, x2, y2, -1);
                 }
                 o.raw(J_USES_END);
@@ -1924,6 +1918,133 @@ public final class R {
                 tests.rollback(mark);
                 throw t;
             }
+        }
+    }
+
+    // ---- the constant bytes of an event after its frame (docs/performance.md, "Twentieth round") ----
+    // An event's statement, and the name and kind of its first variable, are the same every time
+    // its instruction runs: `,"stmt":776,"var":{"local":"local2"}` is one array copy from a
+    // cache, where writing it was a dozen appends and a number's digits. What follows the
+    // constant start (an object id, an array index) is written as before. Callers hold LOCK.
+    /** What comes before the variable: `,"stmt":S,"var":`, `,"stmt":S,"uses":[`, or `,"from":` (no statement). */
+    private static final int SEP_VAR = 0, SEP_USES = 1, SEP_FROM = 2;
+    private static final byte[][] SEPS = {J_VAR, J_USES, J_FROM};
+    /** Head kinds past the variable kinds: a K_RET of an uninstrumented callee (a local), no variable. */
+    private static final int HK_RET_LOCAL = 7, HK_NONE = 8;
+    /**
+     * The cache's slots: 65,536, or PAF_HEADS=N (a power of two, for the checks: 4 makes its
+     * slots change hands all the time), or PAF_HEADS=0, no cache: the statement and the variable
+     * written as before it ({@code tracer/java/e2e.sh} compares the three traces).
+     */
+    private static final int HEADS = heads(System.getenv("PAF_HEADS"));
+    private static final int HEAD_MASK = Math.max(HEADS, 1) - 1;
+    /** A slot's key: statement << 32 | (name + 1) << 8 | head kind << 2 | sep. */
+    private static final long[] headKey = new long[Math.max(HEADS, 1)];
+    private static final byte[][] headBytes = new byte[Math.max(HEADS, 1)][];
+
+    private static int heads(String v) {
+        if (v == null) return 1 << 16;
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n == 0 || (n > 0 && n <= 1 << 16 && Integer.bitCount(n) == 1)) return n;
+        } catch (NumberFormatException e) {
+            // the default below
+        }
+        return 1 << 16;
+    }
+
+    /** `,"stmt":S` (unless SEP_FROM), {@code sep} and the variable: {@link #head} and {@link #varRest}. */
+    private static void stmtVar(Out o, int stmt, int sep, int kind, int name, int x, int y) {
+        if (HEADS != 0) {
+            head(o, stmt, sep, kind, name, x);
+            varRest(o, kind, name, x, y);
+        } else {
+            if (sep != SEP_FROM) o.raw(J_STMT).num(stmt);
+            o.raw(SEPS[sep]);
+            if (kind != HK_NONE) var(o, kind, name, x, y, -1);
+        }
+    }
+
+    /**
+     * Appends the statement (unless {@code sep} is SEP_FROM), {@code sep} and the constant start
+     * of the variable (kind, name; {@code x} tells a K_RET's two forms apart): all of a local or a
+     * static, up to the object id of a field, the array id of an element, the frame of a return
+     * value. {@link #varRest} writes the rest.
+     */
+    private static void head(Out o, int stmt, int sep, int kind, int name, int x) {
+        int k = kind == K_RET && x < 0 ? HK_RET_LOCAL : kind;
+        int n1 = name + 1; // -1: an element without a name
+        if ((n1 & 0xFF000000) != 0) { // more names than a key holds: not cached
+            o.raw(headOf(stmt, sep, k, name));
+            return;
+        }
+        long key = (long) stmt << 32 | (long) n1 << 8 | k << 2 | sep;
+        int i = ((stmt * 0x9E3779B1) ^ (n1 * 0x85EBCA6B) ^ (k << 2 | sep)) >>> 16 & HEAD_MASK;
+        byte[] h = headBytes[i];
+        if (h == null || headKey[i] != key) {
+            h = headOf(stmt, sep, k, name);
+            // plain stores after the only call, so an error in it leaves the slot as it was
+            headKey[i] = key;
+            headBytes[i] = h;
+        }
+        o.raw(h);
+    }
+
+    /** The bytes {@link #head} caches: what {@link #var} writes up to its first number. */
+    private static byte[] headOf(int stmt, int sep, int k, int name) {
+        java.io.ByteArrayOutputStream h = new java.io.ByteArrayOutputStream(64);
+        if (sep != SEP_FROM) {
+            h.writeBytes(J_STMT);
+            h.writeBytes(Out.ascii(Integer.toString(stmt)));
+        }
+        h.writeBytes(SEPS[sep]);
+        switch (k) {
+            case K_LOCAL:
+            case K_TEMP:
+            case HK_RET_LOCAL:
+                h.writeBytes(J_LOCAL);
+                h.writeBytes(namesJson.get(name));
+                h.write('}');
+                break;
+            case K_FIELD:
+                h.writeBytes(J_FIELD);
+                h.writeBytes(namesJson.get(name));
+                h.writeBytes(J_OBJ);
+                break;
+            case K_STATIC:
+                h.writeBytes(J_STATIC);
+                h.writeBytes(namesJson.get(name));
+                h.write('}');
+                break;
+            case K_ELEM:
+                h.writeBytes(J_ELEM);
+                break;
+            case K_RET:
+                h.writeBytes(J_RET);
+                break;
+            case HK_NONE:
+                break;
+            default:
+                h.writeBytes(Out.ascii("{}"));
+        }
+        return h.toByteArray();
+    }
+
+    /** The rest of a variable after its {@link #head}. */
+    private static void varRest(Out o, int kind, int name, int x, int y) {
+        switch (kind) {
+            case K_FIELD:
+                o.num(x).b('}');
+                break;
+            case K_ELEM:
+                o.num(x).raw(J_INDEX).num(y);
+                if (name >= 0) o.raw(J_NAME).raw(namesJson.get(name));
+                o.b('}');
+                break;
+            case K_RET:
+                if (x >= 0) o.num(x).b('}');
+                break;
+            default: // the head holds all of it
         }
     }
 

@@ -273,13 +273,30 @@ echo "== compactions beside the test (testdata/java/compact/README.md)"
 # the same compactions make when the test waits for each (PAF_COMPACT=now); its regions are small,
 # which by default are compacted at once, so PAF_COMPACT=beside puts each on its own thread
 compile compact
-for m in now beside; do
-  PAF_COMPACT=$m "$PAF" trace java --quiet --plain --max-events 2000 \
+# the compactor reads the records the writer described from its log of their fields, and parses
+# the others: with PAF_DESCRIBE=0 it parses every one, and must keep the same records
+for m in now beside parse; do
+  case $m in parse) env=(PAF_COMPACT=beside PAF_DESCRIBE=0);; *) env=(PAF_COMPACT=$m);; esac
+  env "${env[@]}" "$PAF" trace java -v --plain --max-events 2000 \
     --classpath "$OUT/classes/compact" --include compact --tests compact.CompactTest -o "$OUT/compact-$m" \
     2> "$OUT/compact-$m.log" || { cat "$OUT/compact-$m.log" >&2; exit 1; }
 done
 cmp "$OUT/compact-now/tests.jsonl" "$OUT/compact-beside/tests.jsonl" \
   || { echo "FAIL: compactions beside the test change the tests file"; exit 1; }
+cmp "$OUT/compact-beside/tests.jsonl" "$OUT/compact-parse/tests.jsonl" \
+  || { echo "FAIL: the records' fields from the writer's log change what the compactor keeps (PAF_DESCRIBE=0)"; exit 1; }
+# ... and it did read records from the fields, with no fallback to parsing every one
+cf=$(sed -nE 's/^paf trace: compactions at the event cap: ([0-9]+), reading ([0-9]+) records, ([0-9]+) of them .*, ([0-9]+) with .*$/\1 \2 \3 \4/p' "$OUT/compact-beside.log")
+read -r nc nr nd nm <<< "$cf"
+[ "${nc:-0}" -gt 0 ] && [ "${nd:-0}" -gt 0 ] && [ "${nm:-1}" = 0 ] \
+  || { echo "FAIL: expected compactions reading records from the writer's fields and no log mismatch, got '$cf'"; cat "$OUT/compact-beside.log"; exit 1; }
+grep -qE "compactions at the event cap: [1-9][0-9]*, reading [0-9]+ records, 0 of them" "$OUT/compact-parse.log" \
+  || { echo "FAIL: PAF_DESCRIBE=0 must leave every record to the parse"; exit 1; }
+PAF_DESCRIBE=0 "$PAF" trace java --quiet --plain --max-events 40000 --classpath "$OUT/classes/cap" --include cap \
+  --tests cap.CapTest --sourcepath "$TD/cap/src" -o "$OUT/cap-parse" 2> "$OUT/cap-parse.log" \
+  || { cat "$OUT/cap-parse.log" >&2; exit 1; }
+cmp "$OUT/cap-split1/tests.jsonl" "$OUT/cap-parse/tests.jsonl" \
+  || { echo "FAIL: the records' fields from the writer's log change the cap example's compactions (PAF_DESCRIBE=0)"; exit 1; }
 python3 - "$OUT/compact-beside/tests.jsonl" <<'PY' || { echo "FAIL: the compact example's tests are not as its README says"; exit 1; }
 import json, sys
 end = {r["test"].split(".")[-1]: r for r in map(json.loads, open(sys.argv[1])) if r["k"] == "end"}
@@ -288,7 +305,7 @@ assert end["liveElements"].get("truncated") and "could not keep it under 1000" i
 assert end["aLongRunThatFails"]["outcome"] == "fail" and end["aLongRunThatFails"]["compacted"] > 0
 PY
 "$PAF" validate "$OUT/compact-beside" > /dev/null
-echo "ok: compactions beside the test: the same tests file as at once"
+echo "ok: compactions beside the test: the same tests file as at once, and with every record parsed ($nc compactions read $nd of $nr records from the writer's fields)"
 
 echo "== marks (the agent's places of each test's begin and end, docs/java.md \"How tracing runs\")"
 # paf's first read of a new bundle takes the lines the agent says its tests' begin and end records

@@ -97,6 +97,8 @@ final class Compactor {
 
     /** How many compactions found the writer's log wrong and searched for the line ends (CompactorCheck reads it). */
     static volatile int logMismatches;
+    /** Compactions done, the records they read, and how many of those from the writer's fields (agent.N.txt, for paf trace -v). */
+    static volatile long compactions, recordsRead, recordsDescribed;
 
     /** A rewrite reads only the records kept when it keeps fewer than one in this many. */
     private static final int SPARSE = 8;
@@ -135,6 +137,9 @@ final class Compactor {
         private final int[] ends;
         private final int records;
         private final long searched;
+        /** The logged records' fields (Out.desc), and the runtime's names and methods as JSON strings then; null: all parsed. */
+        private final int[] desc;
+        private final byte[][] names, methods;
         /** The records kept (-1: more than the limit, or not run yet). */
         volatile long kept = -1;
         /** What went wrong, if anything did. */
@@ -145,8 +150,16 @@ final class Compactor {
         private int[] partEnds;
         private Thread thread;
 
-        /** The region from {@code start} to the end of {@code out}'s file, which must be flushed. */
+        /** The region from {@code start} to the end of {@code out}'s file, which must be flushed; every record parsed. */
         Job(Out out, long start, long limit) {
+            this(out, start, limit, null, null);
+        }
+
+        /**
+         * The same, with the writer's names and methods (the JSON strings of their ids) for the
+         * records it described: those are read from its log of fields, not parsed.
+         */
+        Job(Out out, long start, long limit, byte[][] names, byte[][] methods) {
             this.file = out.file();
             this.start = start;
             this.end = out.position();
@@ -155,6 +168,9 @@ final class Compactor {
             this.records = logged;
             this.ends = logged >= 0 ? out.loggedEnds() : null;
             this.searched = out.logBase - start;
+            this.desc = logged >= 0 && names != null && methods != null ? out.loggedDesc() : null;
+            this.names = names;
+            this.methods = methods;
         }
 
         /** Runs the rewrite on a daemon thread of its own. */
@@ -213,6 +229,7 @@ final class Compactor {
             if (ends != null && searched + (records > 0 ? ends[records - 1] : 0) != end - start) throw new LogMismatch();
             Graph g = new Graph(tableSize(end - start));
             g.strict = ends != null;
+            if (ends != null && desc != null) g.described(desc, names, methods);
             // each record's start in the region, for a rewrite that reads only the records kept
             int[] starts = end - start <= Integer.MAX_VALUE ? new int[tableSize(end - start)] : null;
             try (Lines lines = new Lines(file, start, end, ends, records, searched)) {
@@ -224,6 +241,10 @@ final class Compactor {
                     g.add(lines);
                 }
             }
+            // one compaction runs at a time: these are not raced
+            compactions++;
+            recordsRead += g.n;
+            recordsDescribed += g.nDescribed;
             boolean[] keep = g.keep();
             int n = 0;
             for (int i = 0; i < g.n; i++) if (keep[i]) n++;
@@ -359,6 +380,8 @@ final class Compactor {
         private final int[] ends;
         private final int records;
         private int k;
+        /** The current line's index in the log (-1: a line searched for), and its start from the log's base. */
+        int logIndex = -1, logStart;
         /** Where the log starts, in bytes from the region's start; the bytes of the region before buf[0]. */
         private final long searched;
         private long bufStart;
@@ -411,14 +434,16 @@ final class Compactor {
                 if (pos < len || left > 0) throw new LogMismatch();
                 return false;
             }
-            int size = ends[k] - (k == 0 ? 0 : ends[k - 1]);
+            int from = k == 0 ? 0 : ends[k - 1];
+            int size = ends[k] - from;
             if (size <= 0) throw new LogMismatch();
             while (len - pos < size) if (!more()) throw new LogMismatch();
             start = pos;
             end = pos + size - 1;
             if (buf[end] != '\n') throw new LogMismatch();
             pos += size;
-            k++;
+            logStart = from;
+            logIndex = k++;
             return true;
         }
 
@@ -746,6 +771,21 @@ final class Compactor {
         int[] fieldIds = new int[16];
         /** The records come from the writer's log: each must be one object, or the log is wrong. */
         boolean strict;
+        /** The writer's fields of its logged records (null: every record parsed), and what their name ids stand for. */
+        private int[] desc;
+        private byte[][] nameLits, methodLits;
+        /** A writer's name or method id -> this compaction's name id + 1 (0: not looked up yet). */
+        private int[] nameMap, methodMap;
+        /** The records read from the writer's fields. */
+        int nDescribed;
+
+        void described(int[] d, byte[][] names, byte[][] methods) {
+            desc = d;
+            nameLits = names;
+            methodLits = methods;
+            nameMap = new int[names.length];
+            methodMap = new int[methods.length];
+        }
 
         /** For about {@code size} records (a power of two). */
         Graph(int size) {
@@ -762,6 +802,11 @@ final class Compactor {
             if (n == kind.length) grow();
             int i = n++;
             depStart[i] = depCount;
+            int li = line.logIndex;
+            if (desc != null && li >= 0 && (desc[li * Out.DESC] & 7) != 0) {
+                addDescribed(i, li * Out.DESC, line.logStart);
+                return;
+            }
             Scanner s = sc;
             s.reset(line.buf, line.start, line.end);
             int k = OTHER, st = -1;
@@ -840,16 +885,9 @@ final class Compactor {
             if (strict && !(s.eat('}') && s.i == s.end)) throw new LogMismatch();
             if (first) fi = finishHeader(i, k, frame, st);
             switch (k) {
-                case ENTER: {
-                    FrameInfo nf = new FrameInfo();
-                    nf.enter = i;
-                    nf.method = method;
-                    nf.top = !hasCaller;
-                    FrameInfo c = hasCaller ? frames.get(caller) : null;
-                    if (c != null) dep(c.enter);
-                    frames.put(frame, nf);
+                case ENTER:
+                    entered(i, frame, method, hasCaller, caller);
                     break;
-                }
                 case EXIT:
                     if (fi != null) fi.exit = i;
                     break;
@@ -872,6 +910,89 @@ final class Compactor {
                     break;
             }
             depStart[i + 1] = depCount;
+        }
+
+        /**
+         * A record the writer described (Out.desc at {@code o}): what the parse below does with
+         * it, from its fields. It must start where the log's span for it starts, or the log missed
+         * the end of a record before it.
+         */
+        private void addDescribed(int i, int o, int spanStart) {
+            int[] d = desc;
+            int w = d[o];
+            if (d[o + 9] != spanStart) throw new LogMismatch();
+            int k = w & 7;
+            long frame = d[o + 1];
+            int st = k == ENTER || k == EXIT ? -1 : d[o + 2];
+            FrameInfo fi = finishHeader(i, k, frame, st);
+            nDescribed++;
+            switch (k) {
+                case ENTER:
+                    entered(i, frame, lookUp(d[o + 3], methodLits, methodMap), (w & Out.D_CALLER) != 0, d[o + 2]);
+                    break;
+                case EXIT:
+                    if (fi != null) fi.exit = i;
+                    break;
+                case DEF: {
+                    Var from = describedVar(v2, o + 6, w >>> Out.D_V2 & 15, (w & Out.D_FRAME2) != 0);
+                    if (from != null) read(i, (int) frame, st, from);
+                    Var var = describedVar(v1, o + 3, w >>> Out.D_V1 & 15, (w & Out.D_FRAME1) != 0);
+                    if (var != null) put(var, frame, i);
+                    break;
+                }
+                case USE: {
+                    Var var = describedVar(v1, o + 3, w >>> Out.D_V1 & 15, (w & Out.D_FRAME1) != 0);
+                    if (var != null) read(i, (int) frame, st, var);
+                    break;
+                }
+                case BRANCH: {
+                    Var a = describedVar(v1, o + 3, w >>> Out.D_V1 & 15, (w & Out.D_FRAME1) != 0);
+                    if (a != null) read(i, (int) frame, st, a);
+                    Var b = describedVar(v2, o + 6, w >>> Out.D_V2 & 15, (w & Out.D_FRAME2) != 0);
+                    if (b != null) read(i, (int) frame, st, b);
+                    if (fi != null) fi.lastBranch = i;
+                    break;
+                }
+                default:
+                    throw new LogMismatch();
+            }
+            depStart[i + 1] = depCount;
+        }
+
+        /** The variable at {@code desc[o .. o + 2]} (name, a, b) of kind {@code c} into v, as Scanner.var reads it; null for none. */
+        private Var describedVar(Var v, int o, int c, boolean explicitFrame) {
+            if (c == 0) return null;
+            v.clear();
+            v.kind = c;
+            v.nameId = c == K_RET ? -1 : lookUp(desc[o], nameLits, nameMap);
+            v.a = desc[o + 1];
+            v.b = desc[o + 2];
+            v.explicitFrame = explicitFrame;
+            return v;
+        }
+
+        /** This compaction's id of the writer's name (or method) {@code n}: its JSON string read as a record's name is. */
+        private int lookUp(int n, byte[][] lits, int[] map) {
+            if (n < 0) return -1;
+            if (n >= lits.length) throw new LogMismatch(); // not a name the writer had: its log is wrong
+            int m = map[n];
+            if (m != 0) return m - 1;
+            byte[] lit = lits[n];
+            sc.reset(lit, 0, lit.length);
+            int id = sc.name();
+            map[n] = id + 1;
+            return id;
+        }
+
+        /** Record i enters frame {@code frame} of method {@code method} (a name id), called from {@code caller} if it has one. */
+        private void entered(int i, long frame, int method, boolean hasCaller, long caller) {
+            FrameInfo nf = new FrameInfo();
+            nf.enter = i;
+            nf.method = method;
+            nf.top = !hasCaller;
+            FrameInfo c = hasCaller ? frames.get(caller) : null;
+            if (c != null) dep(c.enter);
+            frames.put(frame, nf);
         }
 
         /** Sets the record's kind, frame and statement; returns its frame's info (null for an enter, which starts a frame). */

@@ -50,6 +50,7 @@ final class Out {
     /** Starts a record; returns its absolute start for {@link #rollback}. */
     long mark() {
         recStart = pos;
+        dKind = 0; // a record is described only by what its writer set after its start
         return fileOffset + pos;
     }
 
@@ -88,15 +89,91 @@ final class Out {
     int nEnds = -1;
     long logBase;
 
+    // ---- each logged record's fields, for the compactor (docs/performance.md, "Twentieth round") ----
+    // The compactor parsed every record of a test at the cap, half its time: the writer describes
+    // each event it logs (R.describe, just before its commit) and the compactor reads the record
+    // from here. DESC ints a record, at its index in ends: [0] the kind (Compactor's ENTER ..
+    // BRANCH; 0: not described, the compactor parses it), the kinds of two variables and flags;
+    // [1] frame; [2] statement, or an enter's caller; [3..5] the first variable's name, a, b (an
+    // enter's method); [6..8] the second's; [9] where the record starts, from logBase. The start
+    // lets the compactor notice a record committed without its end in the log (two records in
+    // one span), as its parse of the span did. Null when describing is off (PAF_DESCRIBE=0) or
+    // its array could not grow, and whenever there is no log (so R asks only this). (Out.commit and mark stay within the 35 bytes of bytecode C1
+    // inlines: a store more in commit made it a call an event, 0.15 s of la4j.)
+    static final int DESC = 10;
+    /** [0]: the record's kind (as Compactor's), the variables' kinds at these shifts, and flags: a local's frame in either, an enter's caller. */
+    static final int D_ENTER = 1, D_EXIT = 2, D_DEF = 3, D_USE = 4, D_BRANCH = 5;
+    static final int D_V1 = 3, D_V2 = 7, D_FRAME1 = 1 << 11, D_FRAME2 = 1 << 12, D_CALLER = 1 << 13;
+    static final boolean DESCRIBE = !"0".equals(System.getenv("PAF_DESCRIBE"));
+    int[] desc;
+    /** The record about to be committed, as R.describe sets it (dStart: its mark); dKind 0 once logged. */
+    int dKind, dFrame, dStmt, d1n, d1a, d1b, d2n, d2a, d2b;
+    long dStart;
+
+    /** The described record's slot {@code i} of {@link #desc}; dKind back to 0. */
+    void logDesc(int[] d, int i) {
+        int w = dKind;
+        int o = i * DESC;
+        long at = dStart - logBase;
+        if (w != 0 && at >= 0 && at <= Integer.MAX_VALUE) {
+            d[o] = w;
+            d[o + 1] = dFrame;
+            d[o + 2] = dStmt;
+            d[o + 3] = d1n;
+            d[o + 4] = d1a;
+            d[o + 5] = d1b;
+            d[o + 6] = d2n;
+            d[o + 7] = d2a;
+            d[o + 8] = d2b;
+            d[o + 9] = (int) at;
+        } else d[o] = 0;
+        dKind = 0;
+    }
+
+    /** {@link #desc} grown to {@code records} records; null past its share of the heap or when the memory is not there. */
+    private int[] growDesc(int records) {
+        if (desc == null || !descFits(records)) return null;
+        try {
+            return java.util.Arrays.copyOf(desc, records * DESC);
+        } catch (OutOfMemoryError e) {
+            return null; // the compactor parses the records, as without
+        }
+    }
+
+    /**
+     * Whether the fields of this many records take at most an eighth of the heap the JVM may
+     * grow to (40 bytes a record: 80 MB at the default cap's 2 million), so that the test's own
+     * objects keep their room; past it the compactor parses, as without.
+     */
+    private static boolean descFits(int records) {
+        return (long) records * DESC * 4 <= Runtime.getRuntime().maxMemory() / 8;
+    }
+
+    /**
+     * Describes the records logged from now on: called at a test's first compaction. Before it,
+     * describing cost la4j's test of 1.9 million events, which never reaches the cap, 0.09 s
+     * (its 42 MB of fields); a test compacted once is compacted again, as the cap comes round.
+     */
+    void describeFrom() {
+        if (!DESCRIBE || desc != null || nEnds < 0 || !descFits(ends.length)) return;
+        try {
+            desc = new int[ends.length * DESC]; // the records logged so far: parsed
+        } catch (OutOfMemoryError e) {
+            desc = null;
+        }
+    }
+
     /** Keeps no log (until {@link #logFrom}). */
     void logOff() {
         nEnds = -1;
+        desc = null; // R describes a record only while this is there
     }
 
     /** Keeps the ends of the records committed from {@code at} (a record boundary) on. */
     void logFrom(long at) {
         // a new array: a compaction running beside the test may still read the old one
         ends = new int[1 << 10];
+        desc = null; // from the test's first compaction on (describeFrom)
         logBase = at;
         nEnds = 0;
     }
@@ -107,9 +184,15 @@ final class Out {
         long e = position() - logBase;
         if (e > Integer.MAX_VALUE) {
             nEnds = -1;
+            desc = null;
             return;
         }
-        if (nEnds == ends.length) ends = java.util.Arrays.copyOf(ends, nEnds * 2);
+        if (nEnds == ends.length) {
+            ends = java.util.Arrays.copyOf(ends, nEnds * 2);
+            desc = growDesc(nEnds * 2);
+        }
+        if (desc != null) logDesc(desc, nEnds);
+        dKind = 0;
         ends[nEnds++] = (int) e;
     }
 
@@ -118,7 +201,10 @@ final class Out {
         if (nEnds < 0) return;
         long rel = at - logBase;
         while (nEnds > 0 && ends[nEnds - 1] > rel) nEnds--;
-        if (rel < 0) nEnds = -1;
+        if (rel < 0) {
+            nEnds = -1;
+            desc = null;
+        }
     }
 
     /**
@@ -133,11 +219,31 @@ final class Out {
         return ends;
     }
 
-    /** The log after the compactor rewrote the records from {@code base} on: {@code n} records ending at {@code e}. */
+    /** The fields of the records {@link #loggedEnds} holds (null: none described). */
+    int[] loggedDesc() {
+        return desc;
+    }
+
+    /** The log after the compactor rewrote the records from {@code base} on: {@code n} records ending at {@code e}, none described. */
     void relog(long base, int[] e, int n) {
+        relog(base, e, n, null);
+    }
+
+    /** {@link #relog(long, int[], int)} with the records' fields in {@code d} (null: none described). */
+    private void relog(long base, int[] e, int n, int[] d) {
         logBase = base;
         ends = e;
         nEnds = n;
+        if (!DESCRIBE || n < 0 || !descFits(e.length)) desc = null;
+        else if (d != null && d.length == e.length * DESC) desc = d;
+        else {
+            try {
+                desc = new int[e.length * DESC];
+                if (d != null) System.arraycopy(d, 0, desc, 0, Math.min(d.length, desc.length));
+            } catch (OutOfMemoryError x) {
+                desc = null;
+            }
+        }
     }
 
     /** Whether the buffer is full enough to be written out at the next record boundary. */
@@ -226,12 +332,13 @@ final class Out {
         // the log first (it reads the ends of the records after the region, as they are now)
         int[] e = partEnds;
         int ne = n > 0 && partEnds[n - 1] < 0 ? -1 : n;
+        int first = 0, tail = 0; // the records after the region: [first, first + tail) of the log now
         if (ne >= 0 && fileEnd > end) {
             // the records after the region, all logged (the log starts at or before the region's end)
             if (nEnds > 0 && logBase <= end && logBase + ends[nEnds - 1] == fileEnd) {
-                int first = nEnds;
+                first = nEnds;
                 while (first > 0 && logBase + ends[first - 1] > end) first--;
-                int tail = nEnds - first;
+                tail = nEnds - first;
                 if (fileEnd - moved - start > Integer.MAX_VALUE) ne = -1;
                 else {
                     if (e.length < ne + tail) e = java.util.Arrays.copyOf(e, ne + tail);
@@ -254,7 +361,42 @@ final class Out {
         }
         fileOffset = fileEnd - moved;
         fos.getChannel().position(fileOffset);
-        relog(start, e, ne);
+        relogAfterSplice(start, e, ne, n, first, tail, moved);
+    }
+
+    /**
+     * The log after a splice from {@code start}: the {@code n} records kept (not described: the
+     * compactor parses them) and the {@code tail} records after the region, at [first, first +
+     * tail) of the log now and moved up by {@code moved}, with their fields; {@code ne} records
+     * in all (-1: no log), ending at {@code e}. The log's arrays are reused when they hold it
+     * (the compaction that read them is over): grown again from the few records kept, the
+     * fields' array was allocated and copied some twenty times a compaction (docs/performance.md,
+     * "Twentieth round").
+     */
+    private void relogAfterSplice(long start, int[] e, int ne, int n, int first, int tail, long moved) {
+        int[] d = desc;
+        boolean reuse = ne >= 0 && d != null && ends.length >= ne && d.length == ends.length * DESC;
+        if (!reuse && d != null && tail > 0) {
+            try {
+                d = new int[e.length * DESC];
+                System.arraycopy(desc, first * DESC, d, n * DESC, tail * DESC);
+            } catch (OutOfMemoryError x) {
+                d = null;
+            }
+        } else if (reuse && tail > 0) System.arraycopy(d, first * DESC, d, n * DESC, tail * DESC);
+        else if (!reuse) d = null;
+        if (d != null) {
+            // the tail's starts move as their ends do; the records kept are parsed
+            for (int i = n; i < n + tail; i++) {
+                int o = i * DESC + 9;
+                d[o] = (int) (logBase + d[o] - moved - start);
+            }
+            for (int i = 0; i < n; i++) d[i * DESC] = 0;
+        }
+        if (reuse) {
+            System.arraycopy(e, 0, ends, 0, ne);
+            relog(start, ends, ne, d);
+        } else relog(start, e, ne, d);
     }
 
     private static void copy(java.nio.channels.FileChannel from, long at, java.nio.channels.FileChannel to, long dest,

@@ -841,6 +841,8 @@ public final class R {
         if (ne >= 0) {
             long e = t.position() - t.logBase;
             if (ne < t.ends.length && e <= Integer.MAX_VALUE) {
+                int[] d = t.desc;
+                if (d != null) t.logDesc(d, ne);
                 t.ends[ne] = (int) e;
                 t.nEnds = ne + 1;
             } else t.logEnd();
@@ -875,11 +877,13 @@ public final class R {
         Compactor.Job j;
         try {
             tests.flush();
-            j = new Compactor.Job(tests, testStart, cap / 2);
+            j = new Compactor.Job(tests, testStart, cap / 2, Out.DESCRIBE ? nameLiterals() : null,
+                    Out.DESCRIBE ? methodLiterals() : null);
         } catch (Throwable t) {
             stopRecording(t);
             return;
         }
+        tests.describeFrom(); // the compactions to come read what the writer describes from now on
         pendingEvents = events;
         capCount = 0;
         if (j.end - j.start >= BESIDE_MIN) {
@@ -906,6 +910,25 @@ public final class R {
         Compactor.Job j = pending;
         if (j.done() && j.kept >= 0 && j.failure == null && initThread == null && !busy && tests.betweenRecords())
             finish(j);
+    }
+
+    // the last copies made for a compaction: names and methods are only ever added, so a copy of
+    // the same length is the same (a test compacted at a small cap is compacted thousands of times)
+    private static byte[][] nameCopy = new byte[0][], methodCopy = new byte[0][];
+
+    /** The JSON strings of the names, by id (for the compactor; caller holds LOCK). */
+    private static byte[][] nameLiterals() {
+        if (nameCopy.length != namesJson.size()) nameCopy = namesJson.toArray(new byte[0][]);
+        return nameCopy;
+    }
+
+    /** The JSON strings of the methods' names, by id (for the compactor; caller holds LOCK). */
+    private static byte[][] methodLiterals() {
+        if (methodCopy.length == methods.size()) return methodCopy;
+        byte[][] m = new byte[methods.size()][];
+        for (int i = 0; i < m.length; i++) m[i] = methods.get(i).qnameJson;
+        methodCopy = m;
+        return m;
     }
 
     /** Waits for the pending compaction and acts on it; whether its records were put in place. */
@@ -1268,6 +1291,11 @@ public final class R {
                 }
                 if (values != null && caller == null) o.raw(J_VALUES).raw(values);
                 o.b('}');
+                if (o.desc != null) {
+                    describe(o, mark, Out.D_ENTER, fid, caller != null ? caller.id : -1, K_NONE, 0, 0, 0, -1, K_NONE, 0, 0, 0, -1);
+                    o.d1n = mid; // the method
+                    if (caller != null) o.dKind |= Out.D_CALLER;
+                }
                 // no compaction at this record: the initializer's start (before it) must stay where it is
                 startingInit = startsInit;
                 commit(ts);
@@ -1314,6 +1342,11 @@ public final class R {
                         o.raw(J_HOW).raw(HOW_JSON[how]).b('"');
                     }
                     o.b('}');
+                    if (o.desc != null) {
+                        boolean from = known && caller.aKind[j] != K_NONE;
+                        describe(o, pm, Out.D_DEF, fid, m.entryStmt, K_LOCAL, m.params[i], 0, 0, -1, from ? caller.aKind[j] : K_NONE,
+                                from ? caller.aName[j] : 0, from ? caller.aX[j] : 0, from ? caller.aY[j] : 0, from ? caller.id : -1);
+                    }
                     commit(ts);
                 } catch (Throwable t) {
                     tests.rollback(pm);
@@ -1537,6 +1570,7 @@ public final class R {
                     tests.raw(J_EXIT).num(f.id);
                     if (th != null) tests.raw(J_THROW).str(th);
                     tests.b('}');
+                    if (tests.desc != null) describe(tests, mark, Out.D_EXIT, f.id, -1, K_NONE, 0, 0, 0, -1, K_NONE, 0, 0, 0, -1);
                     commit(ts);
                 } catch (Throwable t) {
                     tests.rollback(mark);
@@ -1621,6 +1655,7 @@ public final class R {
                     tests.raw(J_DEF).num(frame);
                     stmtVar(tests, stmt, SEP_VAR, K_LOCAL, temp, 0, 0);
                     tests.raw(J_HOW_CALL).raw(namesJson.get(callee)).b('}');
+                    if (tests.desc != null) describe(tests, mark, Out.D_DEF, frame, stmt, K_LOCAL, temp, 0, 0, -1, K_NONE, 0, 0, 0, -1);
                     commit(ts);
                 } catch (Throwable t) {
                     tests.rollback(mark);
@@ -1725,6 +1760,7 @@ public final class R {
             if (role != ROLE_VALUE) tests.raw(J_ROLE).raw(ROLE_JSON[role]).b('"');
             if (isNull) tests.raw(J_NULL);
             tests.b('}');
+            if (tests.desc != null) describe(tests, mark, Out.D_USE, frame, stmt, kind, name, x, y, -1, K_NONE, 0, 0, 0, -1);
             commit(ts);
         } catch (Throwable t) {
             tests.rollback(mark);
@@ -1839,6 +1875,7 @@ public final class R {
                 tests.raw(J_DEF).num(frame);
                 stmtVar(tests, stmt, SEP_VAR, K_LOCAL, name, 0, 0);
                 tests.raw(J_HOW).raw(HOW_JSON[how]).raw(J_QUOTE_END);
+                if (tests.desc != null) describe(tests, mark, Out.D_DEF, frame, stmt, K_LOCAL, name, 0, 0, -1, K_NONE, 0, 0, 0, -1);
                 commit(ts);
             } catch (Throwable t) {
                 tests.rollback(mark);
@@ -1882,6 +1919,10 @@ public final class R {
                     if (how == H_CALL && sn >= 0) o.raw(J_CALLEE).raw(namesJson.get(sn));
                 }
                 o.b('}');
+                if (o.desc != null) {
+                    boolean from = sk != K_NONE && !(sk == K_RET && sx < 0);
+                    describe(o, mark, Out.D_DEF, frame, stmt, vk, vn, vx, vy, -1, from ? sk : K_NONE, sn, sx, sy, -1);
+                }
                 commit(ts);
             } catch (Throwable t) {
                 tests.rollback(mark);
@@ -1913,6 +1954,7 @@ public final class R {
                     var(o, k2, n2, x2, y2, -1);
                 }
                 o.raw(J_USES_END);
+                if (o.desc != null) describe(o, mark, Out.D_BRANCH, frame, stmt, k1, n1, x1, y1, -1, k2, n2, x2, y2, -1);
                 commit(ts);
             } catch (Throwable t) {
                 tests.rollback(mark);
@@ -2048,6 +2090,42 @@ public final class R {
         }
     }
 
+    // ---- the fields of a logged record, for the compactor (Out.desc) ----
+
+    /**
+     * The compactor's kind of each variable kind as {@link #var} writes it (K_NONE .. K_TEMP): 0
+     * none, 1 local, 2 field, 3 static, 4 element, 5 return value (a local when its frame is
+     * negative: an uninstrumented callee's).
+     */
+    private static final int[] D_KINDS = {0, 1, 2, 3, 4, 5, 1};
+
+    /**
+     * Describes the record about to be committed (while {@code o.desc} is there), which started
+     * at {@code start} (its mark): its kind, frame and statement, and up to two variables as
+     * {@link #var} writes them (kind K_NONE: none; {@code f1}, {@code f2}: a local's frame, or
+     * -1). Field stores only, right before the commit, so nothing fails between them and it.
+     */
+    private static void describe(Out o, long start, int kind, int frame, int stmt, int k1, int n1, int x1, int y1, int f1, int k2,
+            int n2, int x2, int y2, int f2) {
+        // a table, not a method: this runs for every event of a test after its first compaction
+        int c1 = k1 >= 0 && k1 < D_KINDS.length ? D_KINDS[k1] : 0, c2 = k2 >= 0 && k2 < D_KINDS.length ? D_KINDS[k2] : 0;
+        if (c1 == 5 && x1 < 0) c1 = 1;
+        if (c2 == 5 && x2 < 0) c2 = 1;
+        int w = kind | c1 << Out.D_V1 | c2 << Out.D_V2;
+        if (c1 == 1 && f1 >= 0) w |= Out.D_FRAME1;
+        if (c2 == 1 && f2 >= 0) w |= Out.D_FRAME2;
+        o.dFrame = frame;
+        o.dStmt = stmt;
+        o.d1n = c1 == 5 ? -1 : n1;
+        o.d1a = c1 == 1 ? (f1 >= 0 ? f1 : 0) : c1 == 3 ? 0 : x1;
+        o.d1b = c1 == 4 ? y1 : 0;
+        o.d2n = c2 == 5 ? -1 : n2;
+        o.d2a = c2 == 1 ? (f2 >= 0 ? f2 : 0) : c2 == 3 ? 0 : x2;
+        o.d2b = c2 == 4 ? y2 : 0;
+        o.dStart = start;
+        o.dKind = w;
+    }
+
     private static void var(Out o, int kind, int name, int x, int y, int frameOfLocal) {
         switch (kind) {
             case K_LOCAL:
@@ -2100,6 +2178,8 @@ public final class R {
             m.put("sites", siteHits + " " + siteWalks);
             m.put("split", splitMethods);
             m.put("cut", tests != null ? tests.cuts() : 0L);
+            m.put("compactions", Compactor.compactions + " " + Compactor.recordsRead + " " + Compactor.recordsDescribed + " "
+                    + Compactor.logMismatches);
         }
         return m;
     }

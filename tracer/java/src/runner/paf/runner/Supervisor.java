@@ -863,6 +863,7 @@ public final class Supervisor {
         // agent reports
         int classes = 0;
         long siteHits = 0, siteWalks = 0, split = 0;
+        long[] compactions = new long[4]; // compactions, records read, from the writer's fields, log mismatches
         List<String> errors = new ArrayList<>();
         for (int p = 0; p <= parts; p++) {
             File af = new File(work, "agent." + p + ".txt");
@@ -875,6 +876,15 @@ public final class Supervisor {
                         split = Math.max(split, Long.parseLong(l.substring(6).trim()));
                     } catch (RuntimeException e) {
                         // not a number
+                    }
+                } else if (l.startsWith("compactions ")) { // figures for -v only: a line cut short counts nothing
+                    String[] f = l.substring(12).trim().split(" ");
+                    try {
+                        long[] v = new long[4];
+                        for (int i = 0; i < 4; i++) v[i] = Long.parseLong(f[i]);
+                        for (int i = 0; i < 4; i++) compactions[i] += v[i];
+                    } catch (RuntimeException e) {
+                        // not four numbers
                     }
                 } else if (l.startsWith("sites ")) { // a figure for -v only: a line cut short counts nothing
                     String[] hw = l.substring(6).trim().split(" ");
@@ -912,6 +922,10 @@ public final class Supervisor {
             System.err.println("paf trace: test lines of calls from the test body: " + siteHits
                     + " from the test classes' call sites, " + siteWalks + " from stack walks");
         if (verbose) System.err.println("paf trace: methods split in two (a copy runs recorded): " + split);
+        if (verbose)
+            System.err.println("paf trace: compactions at the event cap: " + compactions[0] + ", reading " + compactions[1]
+                    + " records, " + compactions[2] + " of them from the writer's fields, " + compactions[3]
+                    + " with the writer's log wrong");
         Summary s = new Summary();
         s.tests = nTests;
         s.classes = classes;

@@ -97,11 +97,15 @@ final class Out {
     // [1] frame; [2] statement, or an enter's caller; [3..5] the first variable's name, a, b (an
     // enter's method); [6..8] the second's; [9] where the record starts, from logBase. The start
     // lets the compactor notice a record committed without its end in the log (two records in
-    // one span), as its parse of the span did. Null when describing is off (PAF_DESCRIBE=0) or
-    // its array could not grow, and whenever there is no log (so R asks only this). (Out.commit and mark stay within the 35 bytes of bytecode C1
-    // inlines: a store more in commit made it a call an event, 0.15 s of la4j.)
+    // one span), as its parse of the span did. Null when describing is off (PAF_DESCRIBE=0),
+    // before the test's first compaction, when its array could not grow, and whenever there is
+    // no log (so R asks only this). commit and mark stay within the 35 bytes of bytecode C1
+    // inlines: a store more in commit made it a call an event, 0.15 s of la4j.
     static final int DESC = 10;
-    /** [0]: the record's kind (as Compactor's), the variables' kinds at these shifts, and flags: a local's frame in either, an enter's caller. */
+    /**
+     * In [0]: the record's kind (Compactor's), the variables' kinds at these shifts, and flags
+     * (a local's frame in either variable, an enter's caller).
+     */
     static final int D_ENTER = 1, D_EXIT = 2, D_DEF = 3, D_USE = 4, D_BRANCH = 5;
     static final int D_V1 = 3, D_V2 = 7, D_FRAME1 = 1 << 11, D_FRAME2 = 1 << 12, D_CALLER = 1 << 13;
     static final boolean DESCRIBE = !"0".equals(System.getenv("PAF_DESCRIBE"));

@@ -242,8 +242,7 @@ final class Out {
         else if (d != null && d.length == e.length * DESC) desc = d;
         else {
             try {
-                desc = new int[e.length * DESC];
-                if (d != null) System.arraycopy(d, 0, desc, 0, Math.min(d.length, desc.length));
+                desc = new int[e.length * DESC]; // none described
             } catch (OutOfMemoryError x) {
                 desc = null;
             }
@@ -378,18 +377,17 @@ final class Out {
      * "Twentieth round").
      */
     private void relogAfterSplice(long start, int[] e, int ne, int n, int first, int tail, long moved) {
-        int[] d = desc;
-        boolean reuse = ne >= 0 && d != null && ends.length >= ne && d.length == ends.length * DESC;
-        if (!reuse && d != null && tail > 0) {
+        boolean reuse = ne >= 0 && desc != null && ends.length >= ne && desc.length == ends.length * DESC;
+        int[] d = reuse ? desc : null;
+        if (!reuse && ne >= 0 && desc != null && tail > 0) {
             try {
                 d = new int[e.length * DESC];
-                System.arraycopy(desc, first * DESC, d, n * DESC, tail * DESC);
             } catch (OutOfMemoryError x) {
                 d = null;
             }
-        } else if (reuse && tail > 0) System.arraycopy(d, first * DESC, d, n * DESC, tail * DESC);
-        else if (!reuse) d = null;
+        }
         if (d != null) {
+            if (tail > 0) System.arraycopy(desc, first * DESC, d, n * DESC, tail * DESC);
             // the tail's starts move as their ends do; the records kept are parsed
             for (int i = n; i < n + tail; i++) {
                 int o = i * DESC + 9;

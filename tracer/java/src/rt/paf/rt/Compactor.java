@@ -232,7 +232,7 @@ final class Compactor {
             if (ends != null && desc != null) g.described(desc, names, methods);
             // each record's start in the region, for a rewrite that reads only the records kept
             int[] starts = end - start <= Integer.MAX_VALUE ? new int[tableSize(end - start)] : null;
-            try (Lines lines = new Lines(file, start, end, ends, records, searched)) {
+            try (Lines lines = new Lines(file, start, end, ends, records, searched, g.desc)) {
                 for (int i = 0; lines.next(); i++) {
                     if (starts != null) {
                         if (i == starts.length) starts = java.util.Arrays.copyOf(starts, 2 * i);
@@ -259,7 +259,7 @@ final class Compactor {
                 return;
             }
             long at = 0;
-            try (Lines lines = new Lines(file, start, end, ends, records, searched); OutputStream o = new FileOutputStream(tmp)) {
+            try (Lines lines = new Lines(file, start, end, ends, records, searched, null); OutputStream o = new FileOutputStream(tmp)) {
                 byte[] buf = new byte[bufferSize(end - start)];
                 int b = 0, k = 0;
                 for (int i = 0; lines.next(); i++) {
@@ -369,7 +369,9 @@ final class Compactor {
     /**
      * The lines of a file region: {@code buf[start, end)} is the current line, without its line
      * end. With the writer's log of record ends, a line's end past the log's base is looked up
-     * rather than searched for.
+     * rather than searched for; with the fields the writer described the records with, a
+     * described record's bytes are skipped, not read (the graph reads its fields): reading them
+     * was about a tenth of a described compaction (docs/performance.md, "Twenty-first round").
      */
     private static final class Lines implements AutoCloseable {
         private final InputStream in;
@@ -385,8 +387,12 @@ final class Compactor {
         /** Where the log starts, in bytes from the region's start; the bytes of the region before buf[0]. */
         private final long searched;
         private long bufStart;
+        /** The records' fields (Out.desc: a described record is skipped), or null. */
+        private final int[] desc;
+        /** Bytes to skip in the file before the next read (the buffer is empty meanwhile). */
+        private long skip;
 
-        Lines(File f, long from, long to, int[] ends, int records, long searched) throws IOException {
+        Lines(File f, long from, long to, int[] ends, int records, long searched, int[] desc) throws IOException {
             buf = new byte[bufferSize(to - from)];
             in = new FileInputStream(f);
             long skipped = 0;
@@ -399,11 +405,12 @@ final class Compactor {
             this.ends = ends;
             this.records = records;
             this.searched = searched;
+            this.desc = ends != null ? desc : null;
         }
 
         /** The current line's start, in bytes from the region's start. */
         long at() {
-            return bufStart + start;
+            return logIndex >= 0 ? searched + logStart : bufStart + start;
         }
 
         boolean next() throws IOException {
@@ -431,12 +438,26 @@ final class Compactor {
 
         private boolean nextLogged() throws IOException {
             if (k == records) {
-                if (pos < len || left > 0) throw new LogMismatch();
+                if (pos < len || left != skip) throw new LogMismatch();
                 return false;
             }
             int from = k == 0 ? 0 : ends[k - 1];
             int size = ends[k] - from;
             if (size <= 0) throw new LogMismatch();
+            if (desc != null && (desc[k * Out.DESC] & 7) != 0) {
+                // described: its fields are read instead, and its start checked against theirs (Graph.addDescribed)
+                int inBuf = len - pos;
+                if (inBuf >= size) pos += size;
+                else {
+                    pos = len;
+                    skip += size - inBuf;
+                    if (skip > left) throw new LogMismatch();
+                }
+                start = end = -1;
+                logStart = from;
+                logIndex = k++;
+                return true;
+            }
             while (len - pos < size) if (!more()) throw new LogMismatch();
             start = pos;
             end = pos + size - 1;
@@ -454,6 +475,17 @@ final class Compactor {
             if (rest > 0 && pos > 0) System.arraycopy(buf, pos, buf, 0, rest);
             len = rest;
             pos = 0;
+            if (skip > 0) {
+                // set only with the buffer read to its end: the bytes skipped follow it
+                for (long s = skip; s > 0; ) {
+                    long d = in.skip(s);
+                    if (d <= 0) throw new LogMismatch(); // the file is shorter than the log says
+                    s -= d;
+                }
+                bufStart += skip;
+                left -= skip;
+                skip = 0;
+            }
             if (len == buf.length) buf = java.util.Arrays.copyOf(buf, buf.length * 2);
             if (left <= 0) return false;
             int n = in.read(buf, len, (int) Math.min(buf.length - len, left));

@@ -320,6 +320,10 @@ final class Out {
         return cuts;
     }
 
+    /** A splice moving this many bytes or more does it through {@link #moveBuffer}, of that size. */
+    private static final int MOVE_DIRECT = 1 << 20;
+    private java.nio.ByteBuffer moveBuffer;
+
     /**
      * Puts the {@code n} records of {@code part} ({@code partLength} bytes, their ends in
      * {@code partEnds} as offsets from {@code start}, -1 past 2 GiB) in place of the file's bytes
@@ -354,9 +358,16 @@ final class Out {
                 java.io.FileInputStream in = new java.io.FileInputStream(part)) {
             java.nio.channels.FileChannel ch = f.getChannel();
             // no larger than what it moves: a test compacted at a small cap splices often, and a
-            // 1 MiB buffer zeroed each time was a sixth of hashmap's worker at --max-events 300
+            // 1 MiB buffer zeroed each time was a sixth of hashmap's worker at --max-events 300.
+            // A large move goes through one direct buffer, kept: a heap buffer's bytes are copied
+            // once more each way, through the JDK's own direct one (joda-time's 173 MB moves took
+            // 15 to 20 ms longer: docs/performance.md, "Twenty-first round").
             long most = Math.max(partLength, fileEnd - end);
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate((int) Math.max(1 << 12, Math.min(1 << 20, most)));
+            java.nio.ByteBuffer b;
+            if (most >= MOVE_DIRECT) {
+                if (moveBuffer == null) moveBuffer = java.nio.ByteBuffer.allocateDirect(MOVE_DIRECT);
+                b = moveBuffer;
+            } else b = java.nio.ByteBuffer.allocate((int) Math.max(1 << 12, most));
             copy(in.getChannel(), 0, ch, start, partLength, b);
             // forward, a block at a time: each block is read before the bytes it lands on are written
             copy(ch, end, ch, end - moved, fileEnd - end, b);

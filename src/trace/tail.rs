@@ -19,10 +19,15 @@
 //! A file cut below what was read (a test compacted at the event cap) is no longer followed:
 //! what was compressed cannot be the finished file, which is compressed after the tests, and
 //! the core is left to the tests and the compactor (docs/performance.md, "Seventeenth round").
+//! So the agent publishes a fence beside the file (`tests.N.fence`: the start of the running
+//! test, below which the file never changes), and while the writer runs the follower reads no
+//! further: a test's cuts are then above what it read, and only the last test is left for after
+//! the tests (docs/performance.md, "Twenty-first round"). Without a fence file it reads as the
+//! file grows.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -102,11 +107,11 @@ fn follow(
             Err(e) => return Err(e),
         }
     };
-    let mut following = Following::new(file, to, compression)?;
+    let mut following = Following::beside(file, from, to, compression)?;
     loop {
         // read after the flag: once the writer is done, the next reads reach the true end
         let stopped = stop.load(Ordering::Acquire);
-        match following.step()? {
+        match following.step(stopped)? {
             Step::Read => {}
             Step::Cut => return Ok(None),
             Step::CaughtUp if stopped => break,
@@ -136,6 +141,23 @@ struct Following {
     dev: u64,
     ino: u64,
     buf: Vec<u8>,
+    /// The writer's fence file, and the highest fence read from it.
+    fence: Option<(File, u64)>,
+}
+
+/// The fence in a fence file: a position and its complement, little-endian (`paf.rt.Out`);
+/// `None` while they do not match (none written yet, or a store caught half done).
+fn fence_in(file: &File) -> io::Result<Option<u64>> {
+    let mut b = [0u8; 16];
+    match file.read_exact_at(&mut b, 0) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    // both little-endian: the position in the low half, its complement in the high one
+    let both = u128::from_le_bytes(b);
+    let (at, check) = (both as u64, (both >> 64) as u64);
+    Ok((check == !at).then_some(at))
 }
 
 impl Following {
@@ -150,12 +172,44 @@ impl Following {
             dev: meta.dev(),
             ino: meta.ino(),
             buf: vec![0u8; BUFFER],
+            fence: None,
         })
     }
 
-    /// Reads what the file holds past what was read.
-    fn step(&mut self) -> io::Result<Step> {
-        let n = self.file.read(&mut self.buf)?;
+    /// Follows `file`, opened from `from`, with the fence beside it if there is one. Opened
+    /// after the file: the agent makes the fence's file first.
+    fn beside(
+        file: File,
+        from: &Path,
+        to: &Path,
+        compression: Compression,
+    ) -> io::Result<Following> {
+        let fence = File::open(from.with_extension("fence")).ok();
+        Ok(Following::new(file, to, compression)?.fenced(fence))
+    }
+
+    /// Follows the writer's fence in `file` (none: reads as the file grows).
+    fn fenced(mut self, file: Option<File>) -> Following {
+        self.fence = file.map(|f| (f, 0));
+        self
+    }
+
+    /// Reads what the file holds past what was read: below the writer's fence until the writer
+    /// is done (`done`), all of it then.
+    fn step(&mut self, done: bool) -> io::Result<Step> {
+        let mut want = self.buf.len();
+        if let Some((file, at)) = self.fence.as_mut().filter(|_| !done) {
+            // a fence only moves on; a lower one read is a store caught half done or stale
+            if let Some(f) = fence_in(file)? {
+                *at = (*at).max(f);
+            }
+            let left = at.saturating_sub(self.len);
+            if left == 0 {
+                return Ok(Step::CaughtUp);
+            }
+            want = want.min(usize::try_from(left).unwrap_or(usize::MAX));
+        }
+        let n = self.file.read(&mut self.buf[..want])?;
         if n > 0 {
             self.hash.update(&self.buf[..n]);
             self.encoder.write_all(&self.buf[..n])?;
@@ -317,15 +371,87 @@ mod tests {
         std::fs::write(&from, b"{\"k\":\"begin\"}\n{\"k\":\"def\"}\n").unwrap();
         let file = File::open(&from).unwrap();
         let mut following = Following::new(file, &to, Compression::Zstd).unwrap();
-        while following.step().unwrap() == Step::Read {}
-        assert_eq!(following.step().unwrap(), Step::CaughtUp);
+        while following.step(false).unwrap() == Step::Read {}
+        assert_eq!(following.step(false).unwrap(), Step::CaughtUp);
         // compacted: cut below what was read, and written on (the same file)
         let cut = OpenOptions::new().write(true).open(&from).unwrap();
         cut.set_len(14).unwrap();
         drop(cut);
         let mut more = OpenOptions::new().append(true).open(&from).unwrap();
         more.write_all(b"{\"k\":\"x\"}\n").unwrap();
-        assert_eq!(following.step().unwrap(), Step::Cut);
+        assert_eq!(following.step(false).unwrap(), Step::Cut);
+    }
+
+    /// Writes the fence `at` as the agent does, or a store caught half done.
+    fn fence(path: &Path, at: u64, check: u64) {
+        let mut b = at.to_le_bytes().to_vec();
+        b.extend_from_slice(&check.to_le_bytes());
+        std::fs::write(path, b).unwrap();
+    }
+
+    #[test]
+    fn a_fenced_file_is_read_up_to_the_fence_and_cut_above_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (dir.path().join("t.0.jsonl"), dir.path().join("t.jsonl.zst"));
+        let fence_file = dir.path().join("t.0.fence");
+        let first = b"{\"k\":\"begin\"}\n{\"k\":\"end\"}\n"; // 26 bytes: a test written
+        let mut body = first.to_vec();
+        body.extend_from_slice(b"{\"k\":\"begin\"}\n{\"k\":\"def\"}\n"); // the running test
+        std::fs::write(&from, &body).unwrap();
+        fence(&fence_file, 0, !0);
+        let mut following = Following::new(File::open(&from).unwrap(), &to, Compression::Zstd)
+            .unwrap()
+            .fenced(Some(File::open(&fence_file).unwrap()));
+        // at the fence (no test begun yet): nothing read
+        assert_eq!(following.step(false).unwrap(), Step::CaughtUp);
+        assert_eq!(following.len, 0);
+        // the running test begins at byte 26: only the test before is read
+        fence(&fence_file, 26, !26);
+        while following.step(false).unwrap() == Step::Read {}
+        assert_eq!(following.len, 26);
+        // the running test compacted: cut above the fence, and written on; nothing was read there
+        let cut = OpenOptions::new().write(true).open(&from).unwrap();
+        cut.set_len(40).unwrap();
+        drop(cut);
+        let mut more = OpenOptions::new().append(true).open(&from).unwrap();
+        more.write_all(b"{\"k\":\"x\"}\n{\"k\":\"end\"}\n").unwrap();
+        drop(more);
+        assert_eq!(following.step(false).unwrap(), Step::CaughtUp);
+        // a fence caught half written is not taken, nor a lower one
+        fence(&fence_file, 64, !26);
+        assert_eq!(following.step(false).unwrap(), Step::CaughtUp);
+        fence(&fence_file, 14, !14);
+        assert_eq!(following.step(false).unwrap(), Step::CaughtUp);
+        assert_eq!(following.len, 26);
+        // the writer is done: the rest, whatever the fence
+        while following.step(true).unwrap() == Step::Read {}
+        assert_eq!(following.step(true).unwrap(), Step::CaughtUp);
+        let followed = following.finish().unwrap();
+        assert!(same(&followed, &from, None).unwrap());
+        assert_eq!(decompress(&to), std::fs::read(&from).unwrap());
+    }
+
+    #[test]
+    fn the_follower_takes_the_fence_file_beside_the_tests_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, to) = (
+            dir.path().join("tests.0.jsonl"),
+            dir.path().join("t.jsonl.zst"),
+        );
+        std::fs::write(&from, b"{\"k\":\"begin\"}\n").unwrap();
+        let open = || {
+            Following::beside(File::open(&from).unwrap(), &from, &to, Compression::Zstd).unwrap()
+        };
+        // no fence file: read as it grows
+        assert_eq!(open().step(false).unwrap(), Step::Read);
+        // a fence file beside it, no test begun yet: nothing read until the writer is done
+        fence(&dir.path().join("tests.0.fence"), 0, !0);
+        let mut fenced = open();
+        assert_eq!(fenced.step(false).unwrap(), Step::CaughtUp);
+        assert_eq!(fenced.step(true).unwrap(), Step::Read);
+        // as the agent makes it before its first test: 16 zero bytes, no fence yet
+        fence(&dir.path().join("tests.0.fence"), 0, 0);
+        assert_eq!(open().step(false).unwrap(), Step::CaughtUp);
     }
 
     #[test]

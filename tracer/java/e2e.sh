@@ -306,6 +306,20 @@ assert end["aLongRunThatFails"]["outcome"] == "fail" and end["aLongRunThatFails"
 PY
 "$PAF" validate "$OUT/compact-beside" > /dev/null
 echo "ok: compactions beside the test: the same tests file as at once, and with every record parsed ($nc compactions read $nd of $nr records from the writer's fields)"
+# paf compresses the tests file as it grows, reading no further than the running test's begin
+# (the agent's fence, src/trace/tail.rs): the compactions and the class initializer's rollback
+# cut above it, so what was compressed is the finished file, whatever the timing
+PAF_COMPACT=beside "$PAF" trace java -v --keep-work --max-events 2000 --classpath "$OUT/classes/compact" \
+  --include compact --tests compact.CompactTest -o "$OUT/compact-zst" 2> "$OUT/compact-zst.log" \
+  || { cat "$OUT/compact-zst.log" >&2; exit 1; }
+grep -qx 'cut 0' "$OUT/compact-zst/.work/agent.0.txt" && { echo "FAIL: the compact example cut nothing"; exit 1; }
+grep -qx 'fence_broken 0' "$OUT/compact-zst/.work/agent.0.txt" \
+  || { echo "FAIL: the agent cut its tests file below the fence"; cat "$OUT/compact-zst/.work/agent.0.txt"; exit 1; }
+grep -q "^paf trace: tests.jsonl compressed as the tests ran" "$OUT/compact-zst.log" \
+  || { echo "FAIL: the compact example's tests file must be compressed as the tests ran:"; grep '^paf' "$OUT/compact-zst.log"; exit 1; }
+cmp <(zstd -dc "$OUT/compact-zst/tests.jsonl.zst") "$OUT/compact-beside/tests.jsonl" \
+  || { echo "FAIL: the tests file compressed as the tests ran is not the one written"; exit 1; }
+echo "ok: fence: the compact example's tests file, cut by its compactions, compressed as the tests ran"
 
 echo "== marks (the agent's places of each test's begin and end, docs/java.md \"How tracing runs\")"
 # paf's first read of a new bundle takes the lines the agent says its tests' begin and end records

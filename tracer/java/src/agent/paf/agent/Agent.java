@@ -62,6 +62,7 @@ public final class Agent {
                 w.write("sites " + s.get("sites") + "\n"); // test lines from call sites, from stack walks
                 w.write("split " + s.get("split") + "\n"); // methods split (paf.instr.Split)
                 w.write("cut " + s.get("cut") + "\n"); // times the tests part file was cut (Out.truncate)
+                w.write("fence_broken " + s.get("fence_broken") + "\n"); // cuts below paf's fence: none may be
                 // compactions, records they read, of those from the writer's fields, log mismatches
                 w.write("compactions " + s.get("compactions") + "\n");
                 for (Object e : (List<?>) s.get("errors")) w.write("error " + e + "\n");

@@ -302,6 +302,7 @@ final class Out {
             return;
         }
         cuts++; // before the cut: a reader of the file may have read the bytes cut
+        if (at < fenceAt) fenceBroken++;
         flush();
         fos.getChannel().truncate(at);
         fileOffset = at;
@@ -318,6 +319,46 @@ final class Out {
 
     long cuts() {
         return cuts;
+    }
+
+    // ---- the fence: how far paf's follower may read while the tests run ----
+    // paf compresses the tests file as it grows (src/trace/tail.rs). A compaction or a rolled
+    // back class initializer cuts the file inside the running test, and a follower that had
+    // read past the cut had to give up and compress the whole file after the tests (joda-time:
+    // 0.33 s for its 160 MB, docs/performance.md, "Twenty-first round"). So the writer
+    // publishes, at each test's begin, where that test starts: the bytes below never change,
+    // and the follower reads no further while the tests run. The file holds the position and
+    // its complement (8 bytes each, little-endian), so that a reader that catches the two
+    // halves of a store apart sees a mismatch, not a position.
+    private java.nio.MappedByteBuffer fence;
+    private long fenceAt;
+    /** Cuts below the fence: none may happen (agent.N.txt "fence_broken", checked by e2e.sh). */
+    private long fenceBroken;
+
+    /** Publishes the fence in {@code f} (16 bytes, created if need be) from now on. */
+    void fenceIn(File f) throws IOException {
+        // a RandomAccessFile, not FileChannel.open: its set of options hashes enums, which takes
+        // identity hashes from the thread's sequence, and the program's own identity hashes then
+        // differ from an untraced run's (joda-time's ConverterSet picks its slots by them)
+        try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(f, "rw")) {
+            java.nio.MappedByteBuffer m = raf.getChannel().map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, 16);
+            m.order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            fence = m;
+        }
+        setFence(fenceAt);
+    }
+
+    /** The file's bytes below {@code at} (absolute; a test's begin) never change from now on. */
+    void setFence(long at) {
+        fenceAt = at;
+        java.nio.MappedByteBuffer m = fence;
+        if (m == null) return;
+        m.putLong(0, at);
+        m.putLong(8, ~at);
+    }
+
+    long fenceBroken() {
+        return fenceBroken;
     }
 
     /** A splice moving this many bytes or more does it through {@link #moveBuffer}, of that size. */
@@ -354,6 +395,7 @@ final class Out {
             } else ne = -1;
         }
         cuts++; // before the cut: a reader of the file may have read the bytes cut
+        if (start < fenceAt) fenceBroken++;
         try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file, "rw");
                 java.io.FileInputStream in = new java.io.FileInputStream(part)) {
             java.nio.channels.FileChannel ch = f.getChannel();

@@ -303,7 +303,22 @@ public final class R {
             workDir.mkdirs();
             if (eventCap > 0) cap = eventCap;
             initStatements(new File(workDir, "statements.jsonl"));
+            // the fence's file before the tests file: a follower that finds the tests file
+            // finds it too (16 zero bytes: no fence yet, so nothing may be read yet)
+            File fence = new File(workDir, "tests." + part + ".fence");
+            try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(fence, "rw")) {
+                raf.setLength(16); // zeros (a RandomAccessFile: see Out.fenceIn)
+            } catch (IOException e) {
+                fence = null; // no fence: paf's follower reads as the file grows, and gives up at a cut
+            }
             tests = new Out(new File(workDir, "tests." + part + ".jsonl"), false, 1 << 20);
+            if (fence != null) {
+                try {
+                    tests.fenceIn(fence);
+                } catch (IOException | RuntimeException e) {
+                    // the follower reads nothing more until the tests are over, then all of it
+                }
+            }
             initialized = true;
         }
     }
@@ -529,6 +544,7 @@ public final class R {
             ts().initDepth = 0;
             phase = PHASE_BEFORE;
             long m = tests.mark();
+            tests.setFence(m); // the tests before are written: no cut goes below this test's begin
             try {
                 tests.a("{\"k\":\"begin\",\"test\":").str(id);
                 if (cls != null) tests.a(",\"class\":").str(cls);
@@ -2178,6 +2194,7 @@ public final class R {
             m.put("sites", siteHits + " " + siteWalks);
             m.put("split", splitMethods);
             m.put("cut", tests != null ? tests.cuts() : 0L);
+            m.put("fence_broken", tests != null ? tests.fenceBroken() : 0L);
             m.put("compactions", Compactor.compactions + " " + Compactor.recordsRead + " " + Compactor.recordsDescribed + " "
                     + Compactor.logMismatches);
         }

@@ -337,9 +337,10 @@ final class Out {
 
     /** Publishes the fence in {@code f} (16 bytes, created if need be) from now on. */
     void fenceIn(File f) throws IOException {
-        // a RandomAccessFile, not FileChannel.open: its set of options hashes enums, which takes
-        // identity hashes from the thread's sequence, and the program's own identity hashes then
-        // differ from an untraced run's (joda-time's ConverterSet picks its slots by them)
+        // the mapping takes identity hashes from this thread's sequence (the JVM's main thread),
+        // so the program's own choices by identity hashes differ from a build without it:
+        // joda-time's ConverterSet slots, la4j's order of loading classes (docs/performance.md,
+        // "Twenty-first round"); each run of a build makes the same ones
         try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(f, "rw")) {
             java.nio.MappedByteBuffer m = raf.getChannel().map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, 16);
             m.order(java.nio.ByteOrder.LITTLE_ENDIAN);

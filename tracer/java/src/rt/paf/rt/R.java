@@ -307,7 +307,7 @@ public final class R {
             // finds it too (16 zero bytes: no fence yet, so nothing may be read yet)
             File fence = new File(workDir, "tests." + part + ".fence");
             try (java.io.RandomAccessFile raf = new java.io.RandomAccessFile(fence, "rw")) {
-                raf.setLength(16); // zeros (a RandomAccessFile: see Out.fenceIn)
+                raf.setLength(16); // zeros
             } catch (IOException e) {
                 fence = null; // no fence: paf's follower reads as the file grows, and gives up at a cut
             }

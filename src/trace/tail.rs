@@ -12,9 +12,9 @@
 //!
 //! Reading the finished file again for its hash took 0.1 to 0.4 s after the tests of suites of
 //! hundreds of megabytes, beside paf's own pass over it (docs/performance.md, "Fifteenth
-//! round"). When the writer says the file only grew, to the length it has ([`Tail::finish`]'s
-//! `grew_to`), the same file at the same length is enough: bytes that were only appended are
-//! the bytes the follower read.
+//! round"). When the writer says the file only grew, to the length it has ([`Word::grew_to`]),
+//! the same file at the same length is enough: bytes that were only appended are the bytes the
+//! follower read.
 //!
 //! A file cut below what was read (a test compacted at the event cap) is no longer followed:
 //! what was compressed cannot be the finished file, which is compressed after the tests, and
@@ -23,7 +23,9 @@
 //! test, below which the file never changes), and while the writer runs the follower reads no
 //! further: a test's cuts are then above what it read, and only the last test is left for after
 //! the tests (docs/performance.md, "Twenty-first round"). Without a fence file it reads as the
-//! file grows.
+//! file grows. The writer's word that it never cut below the fence ([`Word::fenced_to`]) then
+//! spares reading the file again, as the word that it only grew does: a follower that read no
+//! further than the fence while the writer ran read bytes that never changed.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
@@ -43,13 +45,25 @@ use super::write::Compression;
 const POLL: Duration = Duration::from_millis(20);
 const BUFFER: usize = 1 << 20;
 
-/// What was compressed: the file (device and inode), its length and its bytes' hash.
+/// What was compressed: the file (device and inode), its length and its bytes' hash, and
+/// whether the follower kept below the writer's fence while the writer ran.
 #[derive(Debug, PartialEq, Eq)]
 struct Followed {
     dev: u64,
     ino: u64,
     len: u64,
     hash: u128,
+    fenced: bool,
+}
+
+/// The writer's word on the finished file, which spares reading it again (`paf trace java`:
+/// the supervisor's `.work/tests.appended` and `.work/tests.fenced`, docs/java.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Word {
+    /// The file was only ever appended to, up to this length.
+    pub grew_to: Option<u64>,
+    /// The file has this length, and was never cut below the fence published beside it.
+    pub fenced_to: Option<u64>,
 }
 
 /// A thread compressing a file as it grows, until [`Tail::finish`].
@@ -71,17 +85,16 @@ impl Tail {
 
     /// The writer is done: compresses what is left and returns whether `to` now holds `done`
     /// compressed (the same file as the one followed, unchanged since). When it does not, `to`
-    /// is removed. `None` for `done` only stops the follower (the run failed). `grew_to`: the
-    /// writer's word that the file was only ever appended to, up to that length; with it the
-    /// bytes are not read again.
-    pub fn finish(self, done: Option<&Path>, grew_to: Option<u64>) -> io::Result<bool> {
+    /// is removed. `None` for `done` only stops the follower (the run failed). With the
+    /// writer's `word` for the length followed, the bytes are not read again.
+    pub fn finish(self, done: Option<&Path>, word: Word) -> io::Result<bool> {
         self.stop.store(true, Ordering::Release);
         let followed = self
             .thread
             .join()
             .map_err(|_| io::Error::other("the compression thread panicked"))?;
         let kept = match (followed, done) {
-            (Ok(Some(f)), Some(done)) => same(&f, done, grew_to)?,
+            (Ok(Some(f)), Some(done)) => same(&f, done, word)?,
             _ => false,
         };
         if !kept {
@@ -234,13 +247,15 @@ impl Following {
             ino: self.ino,
             len: self.len,
             hash: self.hash.digest128(),
+            fenced: self.fence.is_some(),
         })
     }
 }
 
 /// Whether `done` is the followed file with the followed bytes: read again and hashed, unless
-/// the writer said it only grew to the length followed (`grew_to`).
-fn same(f: &Followed, done: &Path, grew_to: Option<u64>) -> io::Result<bool> {
+/// the writer said it only grew to the length followed, or, to a follower that kept below its
+/// fence, that it never cut below the fence.
+fn same(f: &Followed, done: &Path, word: Word) -> io::Result<bool> {
     let meta = match std::fs::metadata(done) {
         Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
@@ -249,7 +264,7 @@ fn same(f: &Followed, done: &Path, grew_to: Option<u64>) -> io::Result<bool> {
     if (meta.dev(), meta.ino(), meta.len()) != (f.dev, f.ino, f.len) {
         return Ok(false);
     }
-    if grew_to == Some(f.len) {
+    if word.grew_to == Some(f.len) || (f.fenced && word.fenced_to == Some(f.len)) {
         return Ok(true);
     }
     let mut file = File::open(done)?;
@@ -306,6 +321,14 @@ mod tests {
     use super::*;
     use std::fs::OpenOptions;
 
+    /// The writer's word that the file only grew, to `len`.
+    fn grew(len: u64) -> Word {
+        Word {
+            grew_to: Some(len),
+            fenced_to: None,
+        }
+    }
+
     fn decompress(path: &Path) -> Vec<u8> {
         zstd::decode_all(File::open(path).unwrap()).unwrap()
     }
@@ -321,7 +344,7 @@ mod tests {
         }
         drop(f);
         // the file exists before the stop: the follower reads all of it, whenever it opened it
-        assert!(tail.finish(Some(&from), None).unwrap());
+        assert!(tail.finish(Some(&from), Word::default()).unwrap());
         assert_eq!(decompress(&to), std::fs::read(&from).unwrap());
     }
 
@@ -333,7 +356,7 @@ mod tests {
         let followed = follow(&from, &to, Compression::Gzip, &AtomicBool::new(true)).unwrap();
         let done = dir.path().join("done.jsonl");
         std::fs::rename(&from, &done).unwrap(); // as the supervisor moves the part into place
-        assert!(same(&followed.unwrap(), &done, None).unwrap());
+        assert!(same(&followed.unwrap(), &done, Word::default()).unwrap());
         let gz = flate2::read::GzDecoder::new(File::open(&to).unwrap());
         assert_eq!(io::read_to_string(gz).unwrap(), "{\"k\":\"begin\"}\n");
     }
@@ -352,16 +375,16 @@ mod tests {
     fn a_file_rewritten_in_place_is_not_the_one_followed() {
         let dir = tempfile::tempdir().unwrap();
         let (from, followed) = two_records_followed(dir.path());
-        assert!(same(&followed, &from, None).unwrap());
+        assert!(same(&followed, &from, Word::default()).unwrap());
         // the same file and length, other bytes (a compaction or a repair rewrites in place)
         std::fs::write(&from, b"{\"k\":\"begin\"}\n{\"k\":\"END\"}\n").unwrap();
         assert_eq!(std::fs::metadata(&from).unwrap().ino(), followed.ino);
-        assert!(!same(&followed, &from, None).unwrap());
+        assert!(!same(&followed, &from, Word::default()).unwrap());
         // a writer's word for another length is not taken: the bytes are read
-        assert!(!same(&followed, &from, Some(followed.len + 1)).unwrap());
+        assert!(!same(&followed, &from, grew(followed.len + 1)).unwrap());
         std::fs::write(&from, b"{\"k\":\"begin\"}\n").unwrap();
-        assert!(!same(&followed, &from, None).unwrap());
-        assert!(!same(&followed, &from, Some(followed.len)).unwrap());
+        assert!(!same(&followed, &from, Word::default()).unwrap());
+        assert!(!same(&followed, &from, grew(followed.len)).unwrap());
     }
 
     #[test]
@@ -427,8 +450,34 @@ mod tests {
         while following.step(true).unwrap() == Step::Read {}
         assert_eq!(following.step(true).unwrap(), Step::CaughtUp);
         let followed = following.finish().unwrap();
-        assert!(same(&followed, &from, None).unwrap());
+        assert!(same(&followed, &from, Word::default()).unwrap());
         assert_eq!(decompress(&to), std::fs::read(&from).unwrap());
+        // other bytes at the same length: the writer's word that it never cut below the fence
+        // is taken from a follower that kept below it, so it must be true
+        let len = followed.len;
+        let mut other = std::fs::read(&from).unwrap();
+        other[0] = b' ';
+        std::fs::write(&from, &other).unwrap();
+        let fenced = |len| Word {
+            grew_to: None,
+            fenced_to: Some(len),
+        };
+        assert!(same(&followed, &from, fenced(len)).unwrap());
+        assert!(!same(&followed, &from, fenced(len + 1)).unwrap());
+        assert!(!same(&followed, &from, Word::default()).unwrap());
+    }
+
+    #[test]
+    fn the_fenced_word_is_not_taken_from_a_follower_without_a_fence() {
+        let dir = tempfile::tempdir().unwrap();
+        let (from, followed) = two_records_followed(dir.path());
+        assert!(!followed.fenced);
+        std::fs::write(&from, b"{\"k\":\"begin\"}\n{\"k\":\"END\"}\n").unwrap();
+        let word = Word {
+            grew_to: None,
+            fenced_to: Some(followed.len),
+        };
+        assert!(!same(&followed, &from, word).unwrap());
     }
 
     #[test]
@@ -461,8 +510,8 @@ mod tests {
         // other bytes at the same length: the writer's word is taken, so it must be true
         // (the agent gives it only when it never cut its file, Out.cuts)
         std::fs::write(&from, b"{\"k\":\"begin\"}\n{\"k\":\"END\"}\n").unwrap();
-        assert!(same(&followed, &from, Some(followed.len)).unwrap());
-        assert!(!same(&followed, &from, None).unwrap());
+        assert!(same(&followed, &from, grew(followed.len)).unwrap());
+        assert!(!same(&followed, &from, Word::default()).unwrap());
     }
 
     #[test]
@@ -473,7 +522,7 @@ mod tests {
         let tail = Tail::start(from.clone(), to.clone(), Compression::Gzip);
         let other = dir.path().join("assembled.jsonl");
         std::fs::write(&other, b"{\"k\":\"begin\"}\n").unwrap();
-        assert!(!tail.finish(Some(&other), Some(14)).unwrap());
+        assert!(!tail.finish(Some(&other), grew(14)).unwrap());
         assert!(!to.exists());
     }
 
@@ -482,9 +531,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (from, to) = (dir.path().join("t.jsonl"), dir.path().join("t.jsonl.zst"));
         let tail = Tail::start(from.clone(), to.clone(), Compression::Zstd);
-        assert!(!tail.finish(Some(&from), None).unwrap());
+        assert!(!tail.finish(Some(&from), Word::default()).unwrap());
         assert!(!to.exists());
         let tail = Tail::start(from, to.clone(), Compression::Zstd);
-        assert!(!tail.finish(None, None).unwrap());
+        assert!(!tail.finish(None, Word::default()).unwrap());
     }
 }

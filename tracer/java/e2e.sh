@@ -319,6 +319,11 @@ grep -q "^paf trace: tests.jsonl compressed as the tests ran" "$OUT/compact-zst.
   || { echo "FAIL: the compact example's tests file must be compressed as the tests ran:"; grep '^paf' "$OUT/compact-zst.log"; exit 1; }
 cmp <(zstd -dc "$OUT/compact-zst/tests.jsonl.zst") "$OUT/compact-beside/tests.jsonl" \
   || { echo "FAIL: the tests file compressed as the tests ran is not the one written"; exit 1; }
+# the supervisor's word that the file was never cut below the fence, with its length: paf keeps
+# what it compressed without reading the file again (src/trace/tail.rs, Word)
+[ "$(cat "$OUT/compact-zst/.work/tests.fenced" 2>/dev/null)" = "$(wc -c < "$OUT/compact-beside/tests.jsonl")" ] \
+  && [ ! -e "$OUT/compact-zst/.work/tests.appended" ] \
+  || { echo "FAIL: tests.fenced must give the cut tests file's length (and tests.appended must not)"; exit 1; }
 echo "ok: fence: the compact example's tests file, cut by its compactions, compressed as the tests ran"
 
 echo "== marks (the agent's places of each test's begin and end, docs/java.md \"How tracing runs\")"

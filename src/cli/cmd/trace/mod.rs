@@ -21,7 +21,7 @@ use super::super::{CliError, exit, output};
 use crate::engine::{self, Jobs};
 use crate::trace::Bundle;
 use crate::trace::scan::{At, Marks};
-use crate::trace::tail::Tail;
+use crate::trace::tail::{Tail, Word};
 use crate::trace::write::{Compression, compress_file};
 use crate::words;
 use project::Job;
@@ -314,9 +314,9 @@ fn complete(
     let packing = tail.map(|tail| {
         let work = staging.join(".work");
         let done = staging.join("tests.jsonl");
-        let grew_to = grew_to(&work);
+        let word = writers_word(&work);
         std::thread::spawn(move || {
-            let followed = match tail.finish(Some(&done), grew_to) {
+            let followed = match tail.finish(Some(&done), word) {
                 Ok(true) => true,
                 // not the finished file, or it could not be checked: compressed again, whole
                 Ok(false) | Err(_) => pack(&work, "tests.jsonl", compression).map(|()| false)?,
@@ -697,13 +697,20 @@ fn follow_tests(staging: &Path, compression: Compression) -> Option<Tail> {
     })
 }
 
-/// The supervisor's word that the tests file is the first worker's part file, which was only
-/// ever appended to, and its length (`.work/tests.appended`, written when the agent reported
-/// no cut: docs/java.md, "How tracing runs"); the follower then keeps what it compressed
-/// without reading the file again.
-fn grew_to(work: &Path) -> Option<u64> {
-    let said = std::fs::read_to_string(work.join("tests.appended")).ok()?;
-    said.trim().parse().ok()
+/// The supervisor's word that the tests file is the first worker's part file, with its length:
+/// only ever appended to (`.work/tests.appended`, written when the agent reported no cut), or
+/// never cut below the fence the agent published (`.work/tests.fenced`, when it reported none
+/// below: docs/java.md, "How tracing runs"); the follower then keeps what it compressed without
+/// reading the file again.
+fn writers_word(work: &Path) -> Word {
+    let length = |name: &str| -> Option<u64> {
+        let said = std::fs::read_to_string(work.join(name)).ok()?;
+        said.trim().parse().ok()
+    };
+    Word {
+        grew_to: length("tests.appended"),
+        fenced_to: length("tests.fenced"),
+    }
 }
 
 /// Where the agent wrote each test's begin and end records in the tests file
@@ -739,7 +746,7 @@ fn agent_marks(work: &Path, tests: &Path) -> Option<Arc<Marks>> {
 /// The tracing failed: stops the compression started beside it.
 fn abandon(tail: Option<Tail>) {
     if let Some(t) = tail {
-        let _ = t.finish(None, None);
+        let _ = t.finish(None, Word::default());
     }
 }
 

@@ -832,11 +832,16 @@ public final class Supervisor {
             // one JVM, no compression: the part file is the tests file (a rename, no copy)
             if (!c.add(lastClean ? agentCounts(work, 0) : null, only)) c.count(only);
             boolean appended = lastClean && agentCuts(work, 0) == 0;
+            boolean fenced = lastClean && "0".equals(agentSays(work, 0, "fence_broken"));
             long length = only.length();
             Files.move(only.toPath(), tf.toPath(), StandardCopyOption.REPLACE_EXISTING);
             // paf's follower compressed the part file as it grew; this says it only grew, so
             // that paf keeps what it compressed without reading the file again (docs/java.md)
             if (appended) Files.write(new File(work, "tests.appended").toPath(),
+                    (length + "\n").getBytes(StandardCharsets.UTF_8));
+            // or that it was never cut below the fence its agent published for the follower
+            // (Out.setFence): what the follower read below the fence never changed
+            if (fenced) Files.write(new File(work, "tests.fenced").toPath(),
                     (length + "\n").getBytes(StandardCharsets.UTF_8));
             // where its tests' begin and end records are, as the agent counted them: paf's
             // first read of the bundle takes them instead of searching (docs/java.md)

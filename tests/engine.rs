@@ -251,55 +251,111 @@ fn crash_uses_are_the_crash_statements_and_variables() {
     );
 }
 
+/// A synthetic bundle of 25 failing and 400 passing tests in `dir`.
+fn marked_bundle(seed: u64, dir: &Path) -> Bundle {
+    let config = SynthConfig {
+        failing: 25,
+        passing: 400,
+        events_per_test: 300,
+        seed,
+        compression: Compression::None,
+        order_dependent: 0,
+    };
+    synth::generate(&config, dir).unwrap();
+    Bundle::open(dir).unwrap()
+}
+
+/// The places of the header lines of the tests file in `dir`, as the agent counts them.
+fn marks_of(dir: &Path) -> std::sync::Arc<paf::trace::scan::Marks> {
+    use paf::trace::scan::{At, Marks};
+    let text = std::fs::read(dir.join("tests.jsonl")).unwrap();
+    let (mut byte, mut open, mut headers) = (0u64, false, Vec::new());
+    for (n, line) in text.split_inclusive(|b| *b == b'\n').enumerate() {
+        let at = At {
+            byte,
+            line: n as u64 + 1,
+        };
+        if line.starts_with(b"{\"k\":\"begin\"") {
+            headers.push((at, true));
+            open = true;
+        } else if open && line.starts_with(b"{\"k\":\"end\"") {
+            headers.push((at, false));
+            open = false;
+        }
+        byte += line.len() as u64;
+    }
+    assert!(headers.len() > 800, "the file has its tests' header lines");
+    std::sync::Arc::new(Marks::from_headers(headers, byte).expect("marks in order"))
+}
+
 /// `paf trace java` reads its new bundle's failing tests at the places the agent says the
 /// tests' header lines are (`.work/tests.marks`): with the file's own places, or with places
 /// that do not fit it (another file's: the scan searches again), the crash uses are those a
 /// search finds.
 #[test]
 fn crash_uses_are_the_same_with_the_agents_marks_or_marks_that_do_not_fit() {
-    use paf::trace::scan::{At, Marks};
-    use std::sync::Arc;
-    let bundle_of = |seed: u64, dir: &Path| {
-        let config = SynthConfig {
-            failing: 25,
-            passing: 400,
-            events_per_test: 300,
-            seed,
-            compression: Compression::None,
-            order_dependent: 0,
-        };
-        synth::generate(&config, dir).unwrap();
-        Bundle::open(dir).unwrap()
-    };
-    // the places of the header lines, as the agent counts them
-    let marks_of = |dir: &Path| {
-        let text = std::fs::read(dir.join("tests.jsonl")).unwrap();
-        let (mut byte, mut open, mut headers) = (0u64, false, Vec::new());
-        for (n, line) in text.split_inclusive(|b| *b == b'\n').enumerate() {
-            let at = At {
-                byte,
-                line: n as u64 + 1,
-            };
-            if line.starts_with(b"{\"k\":\"begin\"") {
-                headers.push((at, true));
-                open = true;
-            } else if open && line.starts_with(b"{\"k\":\"end\"") {
-                headers.push((at, false));
-                open = false;
-            }
-            byte += line.len() as u64;
-        }
-        assert!(headers.len() > 800, "the file has its tests' header lines");
-        Arc::new(Marks::from_headers(headers, byte).expect("marks in order"))
-    };
     let (one, other) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let bundle = bundle_of(7, one.path());
-    let _ = bundle_of(8, other.path());
+    let bundle = marked_bundle(7, one.path());
+    let _ = marked_bundle(8, other.path());
     let searched = engine::crash_uses(&bundle, Jobs::new(2), None, &mut ()).expect("no problems");
     assert!(!searched.is_empty());
     for marks in [marks_of(one.path()), marks_of(other.path())] {
         let followed =
             engine::crash_uses(&bundle, Jobs::new(2), Some(marks), &mut ()).expect("no problems");
         assert_eq!(followed, searched);
+    }
+}
+
+/// With the agent's marks, the failing tests are shared out among up to four threads: the crash
+/// uses are the same set for any number of jobs, and a tests file with bad records gives the
+/// same problems, in file order, as one thread reading it all.
+#[test]
+fn crash_uses_shared_among_threads_are_those_of_one_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = marked_bundle(11, dir.path());
+    let marks = marks_of(dir.path());
+    let one = engine::crash_uses(&bundle, Jobs::new(1), Some(marks.clone()), &mut ())
+        .expect("no problems");
+    assert!(one.len() > 1, "several crash uses: {one:?}");
+    for jobs in [2, 3, 4, 8] {
+        let shared = engine::crash_uses(&bundle, Jobs::new(jobs), Some(marks.clone()), &mut ())
+            .expect("no problems");
+        assert_eq!(shared, one, "{jobs} jobs");
+    }
+
+    // an unknown kind in an event of each of the first three failing tests (ordinals of both
+    // parities), the same length, so that the marks still fit
+    let path = dir.path().join("tests.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut failing_ends: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("{\"k\":\"end\"") && l.contains("\"outcome\":\"fail\""))
+        .map(|(i, _)| i)
+        .collect();
+    failing_ends.truncate(3);
+    assert_eq!(failing_ends.len(), 3);
+    let mut edited: Vec<String> = lines.iter().map(|l| (*l).to_string()).collect();
+    for end in failing_ends {
+        let event = (0..end)
+            .rev()
+            .find(|&i| edited[i].starts_with("{\"k\":\"use\""))
+            .expect("a use in the failing test");
+        edited[event] = edited[event].replacen("\"use\"", "\"usx\"", 1);
+    }
+    std::fs::write(&path, edited.join("\n") + "\n").unwrap();
+    let bundle = Bundle::open(dir.path()).unwrap();
+    let problems = |jobs: usize| -> Vec<String> {
+        engine::crash_uses(&bundle, Jobs::new(jobs), Some(marks.clone()), &mut ())
+            .expect_err("bad records")
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    };
+    let alone = problems(1);
+    assert_eq!(alone.len(), 3, "one problem per bad record: {alone:#?}");
+    for jobs in [2, 3, 4] {
+        assert_eq!(problems(jobs), alone, "{jobs} jobs");
     }
 }

@@ -136,15 +136,70 @@ fn crash_uses_of(
 }
 
 /// The crash uses of a bundle's failing tests from pass 1 alone: the passing tests are not read
-/// (`paf trace java` asks this of every bundle it writes).
+/// (`paf trace java` asks this of every bundle it writes, on its way to the static analysis).
+///
+/// With the agent's marks and more than one job, the failing tests are shared out among as
+/// many threads (at most four), each reading the file at the marks and analyzing its
+/// share into a copy of the bundle's symbols: a crash use is a statement id and a name, so the
+/// shares' uses join into the same sorted set, and their problems, by segment, into the same
+/// list. This is the only analysis left between the tests' end and the static analysis
+/// (docs/performance.md, "Twenty-second round"). Without marks the file is searched, which
+/// pass 1 already does on two threads, so the tests are analyzed on the calling thread.
 pub fn crash_uses(
     bundle: &Bundle,
     jobs: Jobs,
     marks: Option<Arc<Marks>>,
     progress: &mut dyn Progress,
 ) -> Result<Vec<CrashUse>, Vec<Problem>> {
-    let first = pass_one(bundle, &Options::default(), jobs, marks, progress)?;
-    let mut segments: Vec<_> = first.results.into_iter().collect();
+    // a few threads at most: the static analysis's JVM waits for the result, and the last of
+    // the tests file's compression runs beside
+    let shares = if marks.is_some() { jobs.0.min(4) } else { 1 };
+    let options = Options::default();
+    let firsts: Vec<Result<First, Vec<Problem>>> = if shares > 1 {
+        std::thread::scope(|scope| {
+            let threads: Vec<_> = (1..shares)
+                .map(|k| {
+                    let marks = marks.clone();
+                    let options = &options;
+                    scope.spawn(move || {
+                        let share = Share { k, of: shares };
+                        pass_one_share(bundle, options, Jobs::new(1), marks, &mut (), share)
+                    })
+                })
+                .collect();
+            let mine = Share { k: 0, of: shares };
+            let mut firsts = vec![pass_one_share(
+                bundle,
+                &options,
+                Jobs::new(1),
+                marks,
+                progress,
+                mine,
+            )];
+            for t in threads {
+                firsts.push(t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+            }
+            firsts
+        })
+    } else {
+        vec![pass_one(bundle, &options, jobs, marks, progress)]
+    };
+    let mut results = FxHashMap::default();
+    let mut uses = Vec::new();
+    for first in firsts {
+        let first = first?;
+        uses.extend(crash_uses_of(
+            &first.failures,
+            &first.symbols,
+            &bundle.tables.statements,
+        ));
+        // a segment's results come from the one share that analyzed it; problems of the file
+        // itself, found by every share, are the same in each
+        for (ordinal, r) in first.results {
+            results.entry(ordinal).or_insert(r);
+        }
+    }
+    let mut segments: Vec<_> = results.into_iter().collect();
     segments.sort_by_key(|(ordinal, _)| *ordinal);
     let problems: Vec<Problem> = segments
         .into_iter()
@@ -155,11 +210,9 @@ pub fn crash_uses(
     if !problems.is_empty() {
         return Err(problems);
     }
-    Ok(crash_uses_of(
-        &first.failures,
-        &first.symbols,
-        &bundle.tables.statements,
-    ))
+    uses.sort();
+    uses.dedup();
+    Ok(uses)
 }
 
 /// A crash statement (by the bundle's statement id) and a crash variable used there.
@@ -240,6 +293,34 @@ fn pass_one(
     marks: Option<Arc<Marks>>,
     progress: &mut dyn Progress,
 ) -> Result<First, Vec<Problem>> {
+    pass_one_share(bundle, options, jobs, marks, progress, Share::ALL)
+}
+
+/// Which failing tests one pass 1 analyzes: those whose segment ordinal is `k` modulo `of`.
+#[derive(Clone, Copy, Debug)]
+struct Share {
+    k: usize,
+    of: usize,
+}
+
+impl Share {
+    const ALL: Share = Share { k: 0, of: 1 };
+
+    fn has(self, ordinal: usize) -> bool {
+        ordinal % self.of == self.k
+    }
+}
+
+/// [`pass_one`] for the failing tests of `share` alone: the other segments' pieces are passed
+/// over unread (a held segment's piece is its range in the file: nothing was copied).
+fn pass_one_share(
+    bundle: &Bundle,
+    options: &Options,
+    jobs: Jobs,
+    marks: Option<Arc<Marks>>,
+    progress: &mut dyn Progress,
+    share: Share,
+) -> Result<First, Vec<Problem>> {
     // Pass 1 keeps few bytes and its analysis is light: the scan is most of it, so it runs
     // in halves on two threads when there are two cores for it.
     let stamp = bundle.tests.stamp();
@@ -287,14 +368,16 @@ fn pass_one(
             let header = piece.end.as_ref().and_then(|s| s.first_end.clone());
             if let Some(seg) = &piece.end {
                 found.add(seg);
-                if seg.failing() {
+                if seg.failing() && share.has(seg.ordinal) {
                     first.failing.push(seg.ordinal);
                     if let (true, Some(h)) = (seg.deferred, &seg.first_end) {
                         first.deferred.push((seg.ordinal, h.clone()));
                     }
                 }
             }
-            first.piece(piece, header, bundle, options, &mut feed);
+            if share.has(piece.ordinal) {
+                first.piece(piece, header, bundle, options, &mut feed);
+            }
             let items = first.failures.len() + first.unanalyzed.len();
             progress.advance(scan::load(&read), items as u64);
         },
@@ -302,7 +385,7 @@ fn pass_one(
     if lost.is_some_and(|l| l.load(std::sync::atomic::Ordering::Relaxed)) {
         // the marks did not fit the file after lines were skipped: the line numbers are not
         // the file's, so it is scanned again, searching
-        return pass_one(bundle, options, jobs, None, progress);
+        return pass_one_share(bundle, options, jobs, None, progress, share);
     }
     first.marks = found.finish().map(|m| (m, stamp));
     if !first.deferred.is_empty() {

@@ -22,9 +22,9 @@ CHECK="python3 $HERE/e2e_check.py"
 "$HERE/build.sh"
 JAVAC=(javac --release 11 -g -nowarn -encoding UTF-8)
 
-echo "== the tracer's own checks (tracer/java/test: the compactor's names, the writer's numbers and literals, the test classes' sites)"
+echo "== the tracer's own checks (tracer/java/test: the compactor's names, the writer's numbers and literals, the test classes' sites, the supervisor's statement table)"
 rm -rf "$OUT/rt-checks"; mkdir -p "$OUT/rt-checks"
-CHECK_CP="$HERE/build/paf-rt.jar:$HERE/build/paf-instr.jar:$J/asm.jar:$J/asm-tree.jar:$J/asm-analysis.jar"
+CHECK_CP="$HERE/build/paf-rt.jar:$HERE/build/paf-instr.jar:$HERE/build/paf-runner.jar:$J/asm.jar:$J/asm-tree.jar:$J/asm-analysis.jar"
 "${JAVAC[@]}" -d "$OUT/rt-checks" -cp "$CHECK_CP" $(find "$HERE/test" -name '*.java')
 for src in $(find "$HERE/test" -name '*Check.java' | sort); do
   check=$(realpath --relative-to="$HERE/test" "$src" | sed 's|\.java$||; s|/|.|g')

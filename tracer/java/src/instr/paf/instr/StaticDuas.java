@@ -140,8 +140,8 @@ public final class StaticDuas {
      * asked for only once the index is made), the files, and the line {@code static-duas N
      * queries M} on stdout. The supervisor runs this on a thread of its own JVM
      * ({@code --static-duas}), which is one JVM fewer on the run's two cores
-     * (docs/performance.md, "Fifth round"); {@code stdin} then blocks until the bundle is
-     * written and paf sends the queries.
+     * (docs/performance.md, "Fifth round"); {@code stdin.get()} then blocks until the bundle
+     * is written, and the reader's lines until paf sends the queries.
      */
     public static void serve(String[] args, Supplier<BufferedReader> stdin) throws Exception {
         Map<String, String> o = new HashMap<>();
@@ -172,14 +172,18 @@ public final class StaticDuas {
         // written: the JVM's start and the index overlap the tracing (docs/performance.md).
         s.index(entries);
         List<String> lines = new ArrayList<>();
+        long before;
+        Map<String, String> keys = new HashMap<>(); // statement ids to keys
         try (BufferedReader r = "-".equals(o.get("queries")) ? stdin.get()
                 : new BufferedReader(new InputStreamReader(new FileInputStream(o.get("queries")), StandardCharsets.UTF_8))) {
+            // The bundle is written, so the statement table is whole: it is read now, while paf
+            // reads the failing tests for the queries, not after them (joda-time's 10 MB table
+            // took 50 ms of the wait: docs/performance.md, "Twenty-second round").
+            before = table.length();
+            R.initStatements(table, keys);
             String line;
             while ((line = r.readLine()) != null) if (!line.trim().isEmpty()) lines.add(line);
         }
-        long before = table.length();
-        Map<String, String> keys = new HashMap<>(); // statement ids to keys
-        R.initStatements(table, keys);
         Set<String> out = new TreeSet<>();
         int queries = 0;
         for (String line : lines) {

@@ -942,25 +942,58 @@ public final class Supervisor {
      * each id, without the agent's key. Returns the number of statements.
      */
     static int writeStatements(File sf, File bundle, boolean gz) throws IOException {
+        // Bytes, not strings: this runs after the tests, on the way to paf's analysis of them, in
+        // a JVM whose code is still cold; joda-time's 10 MB table took about 0.1 s as strings
+        // (docs/performance.md, "Twenty-second round"). The keys and the records are ASCII
+        // around any UTF-8 in the values, so the byte offsets are the characters' offsets.
+        byte[] all = sf.exists() ? Files.readAllBytes(sf.toPath()) : new byte[0];
+        byte[] out = new byte[all.length];
         Set<String> seen = new java.util.HashSet<>();
-        StringBuilder st = new StringBuilder();
-        int n = 0;
-        if (sf.exists()) {
-            String all = new String(Files.readAllBytes(sf.toPath()), StandardCharsets.UTF_8);
-            int end = all.lastIndexOf('\n');
-            for (String line : (end < 0 ? "" : all.substring(0, end)).split("\n")) {
-                if (!line.startsWith("{\"id\":")) continue;
-                String id = line.substring(6, line.indexOf(','));
-                if (!seen.add(id)) continue;
-                int k = line.lastIndexOf(",\"key\":");
-                st.append(k > 0 ? line.substring(0, k) + "}" : line).append('\n');
-                n++;
+        int o = 0, n = 0;
+        int end = all.length; // complete lines only: a line cut short by a dead JVM is left out
+        while (end > 0 && all[end - 1] != '\n') end--;
+        for (int i = 0; i < end; ) {
+            int nl = i;
+            while (all[nl] != '\n') nl++;
+            if (startsWith(all, i, nl, ID)) {
+                int comma = indexOf(all, (byte) ',', i + ID.length, nl);
+                if (comma < 0) comma = nl; // no field after the id: the line is the statement
+                if (seen.add(new String(all, i + ID.length, comma - i - ID.length, StandardCharsets.ISO_8859_1))) {
+                    int k = lastIndexOf(all, KEY, i, nl);
+                    int stop = k > i ? k : nl;
+                    System.arraycopy(all, i, out, o, stop - i);
+                    o += stop - i;
+                    if (k > i) out[o++] = '}';
+                    out[o++] = '\n';
+                    n++;
+                }
             }
+            i = nl + 1;
         }
         new File(bundle, "statements.jsonl").delete();
         new File(bundle, "statements.jsonl.gz").delete();
-        write(new File(bundle, gz ? "statements.jsonl.gz" : "statements.jsonl"), st.toString().getBytes(StandardCharsets.UTF_8));
+        write(new File(bundle, gz ? "statements.jsonl.gz" : "statements.jsonl"), Arrays.copyOf(out, o));
         return n;
+    }
+
+    private static final byte[] ID = "{\"id\":".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] KEY = ",\"key\":".getBytes(StandardCharsets.US_ASCII);
+
+    private static boolean startsWith(byte[] b, int from, int to, byte[] p) {
+        if (to - from < p.length) return false;
+        for (int j = 0; j < p.length; j++) if (b[from + j] != p[j]) return false;
+        return true;
+    }
+
+    private static int indexOf(byte[] b, byte c, int from, int to) {
+        for (int j = from; j < to; j++) if (b[j] == c) return j;
+        return -1;
+    }
+
+    /** The last start of {@code p} within {@code b[from, to)}, or -1. */
+    private static int lastIndexOf(byte[] b, byte[] p, int from, int to) {
+        for (int j = to - p.length; j >= from; j--) if (startsWith(b, j, to, p)) return j;
+        return -1;
     }
 
     /**

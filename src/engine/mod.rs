@@ -187,17 +187,15 @@ pub fn crash_uses(
     let mut results = FxHashMap::default();
     let mut uses = Vec::new();
     for first in firsts {
+        // a file that cannot be read fails every share alike: the first one's error
         let first = first?;
         uses.extend(crash_uses_of(
             &first.failures,
             &first.symbols,
             &bundle.tables.statements,
         ));
-        // a segment's results come from the one share that analyzed it; problems of the file
-        // itself, found by every share, are the same in each
-        for (ordinal, r) in first.results {
-            results.entry(ordinal).or_insert(r);
-        }
+        // a segment's results come from the one share that analyzed it
+        results.extend(first.results);
     }
     let mut segments: Vec<_> = results.into_iter().collect();
     segments.sort_by_key(|(ordinal, _)| *ordinal);

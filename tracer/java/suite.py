@@ -15,6 +15,7 @@ import argparse
 import glob
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -116,13 +117,6 @@ def main():
     junit = "%s/junit4.jar:%s/hamcrest-core.jar" % (DEBIAN, DEBIAN)
     plain_cmd = ["java"] + jvm + ["-XX:-OmitStackTraceInFastThrow", "-cp", cp + ":" + junit,
                                   "org.junit.runner.JUnitCore"] + tests
-    plain, plain_out = [], None
-    for _ in range(a.runs):
-        t, p = timed(plain_cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        plain.append(t)
-        plain_out = p.stdout
-    plain_summary = [l for l in plain_out.splitlines() if l.startswith("Tests run") or l.startswith("OK (")]
-
     bundle = os.path.join(a.out, name)
     trace_cmd = [a.paf, "trace", "java", "--quiet", "--classpath", cp, "--include", include,
                  "--tests", ",".join(tests), "-o", bundle]
@@ -130,13 +124,32 @@ def main():
         trace_cmd += ["--sourcepath", sourcepath]
     for j in jvm:
         trace_cmd += ["--jvm-arg", j]
-    traced = []
-    for _ in range(a.runs):
-        t, p = timed(trace_cmd, stderr=subprocess.PIPE, text=True)
-        if p.returncode != 0:
-            sys.exit("suite.py: paf trace java failed (%d):\n%s" % (p.returncode, p.stderr))
-        traced.append(t)
-        trace_err = p.stderr
+    # plain and traced runs take turns, the first of each round alternating, so that both see the
+    # machine's same minutes; the bundle of the last run is removed (and the kernel's writing of
+    # it waited for) before the next, so that no run pays for another's files
+    # (docs/performance.md, "Twenty-second round")
+    plain, plain_out, traced = [], None, []
+    for r in range(a.runs):
+        for kind in (("plain", "traced") if r % 2 == 0 else ("traced", "plain")):
+            if kind == "plain":
+                # into a file, as a user's run would log it: a pipe read by this script slowed
+                # the suites that print thousands of failures (hashmap's plain run 1.63 against
+                # 1.26 s)
+                log = os.path.join(a.out, name + ".plain.log")
+                with open(log, "w") as f:
+                    t, p = timed(plain_cmd, stdout=f, stderr=subprocess.STDOUT)
+                plain.append(t)
+                with open(log, encoding="utf-8", errors="replace") as f:
+                    plain_out = f.read()
+                continue
+            shutil.rmtree(bundle, ignore_errors=True)
+            os.sync()
+            t, p = timed(trace_cmd, stderr=subprocess.PIPE, text=True)
+            if p.returncode != 0:
+                sys.exit("suite.py: paf trace java failed (%d):\n%s" % (p.returncode, p.stderr))
+            traced.append(t)
+            trace_err = p.stderr
+    plain_summary = [l for l in plain_out.splitlines() if l.startswith("Tests run") or l.startswith("OK (")]
     manifest = json.load(open(os.path.join(bundle, "manifest.json")))
     v = subprocess.run([a.paf, "validate", bundle], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     rank_path = os.path.join(a.out, name + ".rank.json")

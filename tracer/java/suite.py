@@ -134,7 +134,7 @@ def main():
             if kind == "plain":
                 # into a file, as a user's run would log it: a pipe read by this script slowed
                 # the suites that print thousands of failures (hashmap's plain run 1.63 against
-                # 1.26 s)
+                # 1.23 s)
                 log = os.path.join(a.out, name + ".plain.log")
                 with open(log, "w") as f:
                     t, p = timed(plain_cmd, stdout=f, stderr=subprocess.STDOUT)

@@ -41,7 +41,9 @@ use xxhash_rust::xxh3::Xxh3;
 use super::write::Compression;
 
 /// How long the follower waits for more bytes when it has caught up with the writer. It only
-/// sets how far behind the compression may lag; no result depends on it.
+/// sets how far behind the compression may lag; no result depends on it. The wait is a park
+/// that [`Tail::finish`] cuts short: a sleep made paf wait up to this long after the writer was
+/// done, on every run's way to its exit (docs/performance.md, "Twenty-third round").
 const POLL: Duration = Duration::from_millis(20);
 const BUFFER: usize = 1 << 20;
 
@@ -89,6 +91,8 @@ impl Tail {
     /// writer's `word` for the length followed, the bytes are not read again.
     pub fn finish(self, done: Option<&Path>, word: Word) -> io::Result<bool> {
         self.stop.store(true, Ordering::Release);
+        // a park that comes after this returns at once: no wake-up is lost
+        self.thread.thread().unpark();
         let followed = self
             .thread
             .join()
@@ -115,7 +119,7 @@ fn follow(
         let stopped = stop.load(Ordering::Acquire);
         match File::open(from) {
             Ok(f) => break f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound && !stopped => std::thread::sleep(POLL),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !stopped => std::thread::park_timeout(POLL),
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         }
@@ -128,7 +132,7 @@ fn follow(
             Step::Read => {}
             Step::Cut => return Ok(None),
             Step::CaughtUp if stopped => break,
-            Step::CaughtUp => std::thread::sleep(POLL),
+            Step::CaughtUp => std::thread::park_timeout(POLL),
         }
     }
     following.finish().map(Some)

@@ -119,7 +119,9 @@ fn follow(
         let stopped = stop.load(Ordering::Acquire);
         match File::open(from) {
             Ok(f) => break f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound && !stopped => std::thread::park_timeout(POLL),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !stopped => {
+                std::thread::park_timeout(POLL)
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         }

@@ -15,7 +15,8 @@ IFS=: read -r -a jars <<< "$ASM:$JUNIT"
 for f in "${jars[@]}"; do
   [ -f "$f" ] || { echo "build.sh: $f is missing; run tracer/java/install.sh, or set PAF_ASM_CLASSPATH / PAF_JUNIT_CLASSPATH" >&2; exit 2; }
 done
-rm -rf "$B/classes"
+# the class archives (src/cli/cmd/trace/cds.rs) hold the old jars' classes
+rm -rf "$B/classes" "$B/cds"
 mkdir -p "$B/classes/rt" "$B/classes/instr" "$B/classes/agent" "$B/classes/runner"
 # -XDstringConcat=inline: string concatenation as StringBuilder calls, not invokedynamic call
 # sites that each cost a bootstrap when first run (several percent of a short traced run)

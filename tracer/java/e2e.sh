@@ -92,6 +92,37 @@ if g != nog or g[2] == 0:
 print("ok: without -g, %d flow-sets and %d of %d origins traced, as with -g" % (nog[0], nog[2], nog[1]))
 PY
 
+echo "== the class archive of the tracer's JVMs: made once, then mapped, the same bundle (src/cli/cmd/trace/cds.rs)"
+# Copies of JUnit's jars give a key of their own, whatever runs came before. The first run lists
+# its classes and makes the archive; the second maps it (the instrumenter and JUnit come from it);
+# PAF_CDS=off neither. The three bundles are the same. A jar that changes gets a new archive.
+CA="$OUT/cds"; rm -rf "$CA"; mkdir -p "$CA/junit"
+cp "$J/junit4.jar" "$CA/junit/junit4.jar"
+cp "$( [ -f "$J/hamcrest-core.jar" ] && echo "$J/hamcrest-core.jar" || echo "$J/hamcrest.jar")" "$CA/junit/hamcrest.jar"
+LIB=(trace java -v --classpath "$OUT/classes/library" --include org.shelf --tests "$(tests_of library)"
+  --junit "$CA/junit/junit4.jar:$CA/junit/hamcrest.jar")
+made() { grep -q "^paf trace: the tracer's class archive, made once" "$1"; }
+"$PAF" "${LIB[@]}" -o "$CA/made" 2> "$CA/made.log" || { cat "$CA/made.log" >&2; exit 1; }
+made "$CA/made.log" || { echo "FAIL: the first run made no class archive:"; grep '^paf' "$CA/made.log"; exit 1; }
+"$PAF" "${LIB[@]}" --jvm-arg "-Xlog:class+load=info:file=$CA/loaded.txt" -o "$CA/mapped" 2> "$CA/mapped.log" \
+  || { cat "$CA/mapped.log" >&2; exit 1; }
+[ "$(grep -c -- '-XX:SharedArchiveFile=' "$CA/mapped.log")" -ge 2 ] && ! made "$CA/mapped.log" \
+  || { echo "FAIL: the second run's worker and supervisor do not map the archive:"; grep '^paf' "$CA/mapped.log"; exit 1; }
+for c in paf.instr.Instrumenter org.objectweb.asm.ClassReader org.junit.runner.JUnitCore java.nio.channels.FileChannel; do
+  grep -q "\] $c source: shared objects file" "$CA/loaded.txt" || { echo "FAIL: the worker did not take $c from the archive"; exit 1; }
+done
+PAF_CDS=off "$PAF" "${LIB[@]}" -o "$CA/off" 2> "$CA/off.log" || { cat "$CA/off.log" >&2; exit 1; }
+! grep -q -- '-XX:SharedArchiveFile=\|-XX:DumpLoadedClassList=' "$CA/off.log" || { echo "FAIL: PAF_CDS=off still uses the archive"; exit 1; }
+for f in tests.jsonl statements.jsonl static-duas.jsonl; do
+  for b in mapped off; do
+    cmp <(zstd -dc "$CA/made/$f.zst") <(zstd -dc "$CA/$b/$f.zst") || { echo "FAIL: $f differs between the runs made and $b"; exit 1; }
+  done
+done
+touch "$CA/junit/junit4.jar"
+"$PAF" "${LIB[@]}" -o "$CA/again" 2> "$CA/again.log" || { cat "$CA/again.log" >&2; exit 1; }
+made "$CA/again.log" || { echo "FAIL: a changed jar did not get a new archive:"; grep '^paf' "$CA/again.log"; exit 1; }
+echo "ok: the class archive made once, then mapped (the instrumenter, ASM, JUnit and the JDK's classes from it); the same bundle with it, without it (PAF_CDS=off) and while making it; a changed jar gets a new one"
+
 echo "== the tests' output (shown by default, every line in order; dropped with --quiet)"
 # The worker writes the tests' output in blocks, and paf and the supervisor pass it on a read
 # at a time (docs/performance.md, "Sixteenth round"). chatty.A runs in worker 0 (paf relays its
@@ -169,7 +200,8 @@ lines = [l[len("paf trace: "):] for l in open(sys.argv[1], encoding="utf-8") if 
 paf = [shlex.split(l) for l in lines if l.startswith('"')]
 supervisor = [l.split() for l in lines if not l.startswith('"')]
 def norm(cmd):
-    return [re.sub(r";part=[0-9]+;", ";part=K;", a) for a in cmd[1:]]
+    # a run that makes the class archive lists worker 0's classes alone (src/cli/cmd/trace/cds.rs)
+    return [re.sub(r";part=[0-9]+;", ";part=K;", a) for a in cmd[1:] if not a.startswith("-XX:DumpLoadedClassList=")]
 if len(paf) != 1 or not supervisor or norm(paf[0]) != norm(supervisor[0]):
     sys.exit("FAIL: paf's worker 0 command differs from the supervisor's worker 1:\n%s\n%s" % (lines[0], lines[-1]))
 print("ok: paf started worker 0 with the supervisor's command line")

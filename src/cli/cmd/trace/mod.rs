@@ -5,6 +5,7 @@
 //! finds (or builds) the jars, runs the JVMs with each flag as its own argument (never through
 //! a shell), and moves the finished bundle into place.
 
+mod cds;
 mod project;
 mod tracer;
 mod worker;
@@ -24,6 +25,7 @@ use crate::trace::scan::{At, Marks};
 use crate::trace::tail::{Tail, Word};
 use crate::trace::write::{Compression, compress_file};
 use crate::words;
+use cds::Cds;
 use project::Job;
 use tracer::{Deps, Tracer};
 
@@ -239,7 +241,8 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
     sweep_staging(&staging);
     let compression = a.compression();
     let tail = follow_tests(&staging, compression);
-    let supervised = match supervise(&a, &job, &tracer, &java, &deps, &staging) {
+    let cds = Cds::plan(&a, &job, &tracer, &java, &deps);
+    let supervised = match supervise(&a, &job, &tracer, &java, &deps, &cds, &staging) {
         Ok(s) => s,
         Err(e) => {
             abandon(tail);
@@ -267,6 +270,10 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
         let _ = std::fs::remove_dir_all(staging.join(".work"));
     }
     replace(&staging, out)?;
+    // the bundle is in place: a failed archive costs nothing but the next runs' speed
+    if let Cds::Train(t) = cds {
+        t.make(&tracer, &java, &deps, a.verbose);
+    }
     let (duas, uses) = added?;
     if !a.quiet {
         output::note(format!(
@@ -546,13 +553,14 @@ fn supervise(
     tracer: &Tracer,
     java: &OsString,
     deps: &Deps<'_>,
+    cds: &Cds,
     bundle: &Path,
 ) -> Result<Supervised, CliError> {
     let mut cmd = Command::new(java);
     cmd.args(SHORT_JVM)
-        .arg("-cp")
-        .arg(tracer.jar("paf-runner.jar"))
+        .args(cds.supervisor_flags(tracer, deps))
         .arg("paf.runner.Supervisor")
+        .args(cds.supervisor_args())
         .args(["--classpath", &job.classpath])
         .args(["--include", &job.include])
         .args(["--tests", &job.tests])
@@ -602,7 +610,7 @@ fn supervise(
         }
     }
     // worker 0 starts now, not once the supervisor's JVM is up (worker.rs says why)
-    let attached = worker::Attached::start(a, job, tracer, java, deps, bundle);
+    let attached = worker::Attached::start(a, job, tracer, java, deps, cds, bundle);
     if let Some(w) = &attached {
         cmd.args(["--attached", &w.pid().to_string()]);
     }

@@ -34,6 +34,7 @@ const FILES: &[(&str, &[u8])] = embed![
     "src/rt/paf/rt/Out.java",
     "src/rt/paf/rt/R.java",
     "src/runner/paf/runner/BatchRunner.java",
+    "src/runner/paf/runner/CdsList.java",
     "src/runner/paf/runner/OrderRunner.java",
     "src/runner/paf/runner/Supervisor.java",
     "src/runner/paf/runner/TraceMain.java",
@@ -51,6 +52,12 @@ pub(super) struct Deps<'a> {
 }
 
 impl Tracer {
+    /// The front end whose jars are in `jars` (a test's).
+    #[cfg(test)]
+    pub(super) fn at(jars: PathBuf) -> Tracer {
+        Tracer { jars }
+    }
+
     pub(super) fn jar(&self, name: &str) -> PathBuf {
         self.jars.join(name)
     }

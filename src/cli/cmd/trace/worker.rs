@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use super::super::super::output;
 use super::JavaArgs;
+use super::cds::Cds;
 use super::project::Job;
 use super::tracer::{Deps, Tracer};
 
@@ -40,6 +41,7 @@ impl Attached {
         tracer: &Tracer,
         java: &OsString,
         deps: &Deps<'_>,
+        cds: &Cds,
         bundle: &Path,
     ) -> Option<Attached> {
         let work = std::path::absolute(bundle.join(".work")).ok()?;
@@ -47,7 +49,7 @@ impl Attached {
         // the supervisor writes its skip list this way: the tests done, one per line
         std::fs::write(work.join("skip.txt"), "\n").ok()?;
         let mut cmd = Command::new(java);
-        cmd.args(command(a, job, tracer, deps, &work))
+        cmd.args(command(a, job, tracer, deps, cds, &work))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -252,6 +254,7 @@ fn command(
     job: &Job,
     tracer: &Tracer,
     deps: &Deps<'_>,
+    cds: &Cds,
     work: &Path,
 ) -> Vec<OsString> {
     let mut args: Vec<OsString> = WORKER_JVM.into_iter().map(OsString::from).collect();
@@ -260,6 +263,7 @@ fn command(
     if !a.jvm_args.iter().any(|x| names_a_collector(x)) {
         args.push(WORKER_GC.into());
     }
+    args.extend(cds.worker_flags());
     args.extend(a.jvm_args.iter().map(OsString::from));
     let tests: Vec<&str> = job
         .tests
@@ -284,11 +288,19 @@ fn command(
     agent.push(opts);
     args.push(agent);
     let mut cp = absolute(tracer.jar("paf-runner.jar")).into_os_string();
-    cp.push(":");
-    cp.push(&job.classpath);
-    if !has_junit(&job.classpath) {
+    if cds.junit_first() {
+        // the archive's class path (cds.rs): the project's holds no class of these jars
         cp.push(":");
         cp.push(deps.junit);
+        cp.push(":");
+        cp.push(&job.classpath);
+    } else {
+        cp.push(":");
+        cp.push(&job.classpath);
+        if !has_junit(&job.classpath) {
+            cp.push(":");
+            cp.push(deps.junit);
+        }
     }
     args.extend([
         "-cp".into(),
@@ -330,6 +342,11 @@ fn names_a_collector(arg: &str) -> bool {
 /// Whether the class path holds JUnit (`JUnitCore`) in a directory or a jar (`DIR/*`: the jars
 /// in DIR), as the supervisor's `hasResource`: an unreadable jar holds nothing.
 fn has_junit(classpath: &str) -> bool {
+    has_any(classpath, &[JUNIT_CORE])
+}
+
+/// Whether the class path holds one of these class files, in a directory or a jar.
+pub(super) fn has_any(classpath: &str, files: &[&str]) -> bool {
     classpath
         .split(':')
         .filter(|e| !e.is_empty())
@@ -338,25 +355,25 @@ fn has_junit(classpath: &str) -> bool {
                 d.flatten().any(|j| {
                     let p = j.path();
                     p.extension().is_some_and(|x| x.eq_ignore_ascii_case("jar"))
-                        && jar_has(&p, JUNIT_CORE)
+                        && jar_has(&p, files)
                 })
             }),
             None => {
                 let p = Path::new(e);
                 if p.is_dir() {
-                    p.join(JUNIT_CORE).is_file()
+                    files.iter().any(|f| p.join(f).is_file())
                 } else {
-                    p.is_file() && jar_has(p, JUNIT_CORE)
+                    p.is_file() && jar_has(p, files)
                 }
             }
         })
 }
 
-fn jar_has(jar: &Path, entry: &str) -> bool {
+fn jar_has(jar: &Path, files: &[&str]) -> bool {
     std::fs::File::open(jar)
         .ok()
         .and_then(|f| zip::ZipArchive::new(f).ok())
-        .is_some_and(|z| z.index_for_name(entry).is_some())
+        .is_some_and(|z| files.iter().any(|f| z.index_for_name(f).is_some()))
 }
 
 #[cfg(test)]

@@ -43,6 +43,17 @@ import java.util.zip.ZipEntry;
  */
 public final class Supervisor {
     static String cp, include, exclude = "", tests, out, sourcepath = "", subject, java, failClass, junit, asm, shownAs, shard;
+    /**
+     * {@code --cds FILE}: the class archive of the tracer's JVMs (paf's {@code trace/cds.rs}, docs/java.md, "The class
+     * archive"), which the workers map.
+     */
+    static String cds;
+    /**
+     * {@code --junit-first}: JUnit's jars come before the project's classes in the workers' class path, where the class
+     * archive has them (paf gives it only when the project's class path holds neither JUnit nor hamcrest, so no class
+     * of it is shadowed).
+     */
+    static boolean junitFirst;
     static int timeout = 60;
     static long cap = 0;
     /**
@@ -148,7 +159,7 @@ public final class Supervisor {
         for (int i = 0; i < a.length; i++) {
             String k = a[i];
             boolean flag = k.equals("--gzip") || k.equals("--keep-work") || k.equals("--quiet") || k.equals("-v")
-                    || k.equals("--verbose") || k.equals("--done-line") || k.equals("--static-duas");
+                    || k.equals("--verbose") || k.equals("--done-line") || k.equals("--static-duas") || k.equals("--junit-first");
             if (!flag && i + 1 >= a.length) help("missing value for " + k);
             switch (k) {
                 case "--classpath": case "-cp": cp = a[++i]; break;
@@ -166,6 +177,8 @@ public final class Supervisor {
                 case "--shard": shard = a[++i]; break;
                 case "--junit": junit = a[++i]; break;
                 case "--asm": asm = a[++i]; break;
+                case "--cds": cds = a[++i]; break;
+                case "--junit-first": junitFirst = true; break;
                 case "--shown-as": shownAs = a[++i]; break; // paf writes aside and moves the bundle into place
                 case "--attached": attached = number("--attached", a[++i]); attachedRunning = attached > 0; break;
                 case "--gzip": gzip = true; break;
@@ -326,6 +339,7 @@ public final class Supervisor {
         cmd.add("-XX:CompileCommand=inline,paf.rt.R::def");
         cmd.add("-XX:CompileCommand=inline,paf.rt.R::branch");
         if (jvmArgs.stream().noneMatch(x -> x.matches("-XX:\\+Use\\w*GC"))) cmd.add("-XX:+UseParallelGC");
+        if (cds != null) cmd.add("-XX:SharedArchiveFile=" + cds);
         cmd.addAll(jvmArgs);
         // Class#method (paf trace java --isolate) names the class to the agent.
         String agentOpts = "work=" + work.getAbsolutePath() + ";part=" + part + ";include=" + include + ";exclude=" + exclude
@@ -335,8 +349,10 @@ public final class Supervisor {
         cmd.add("-cp");
         // the project's own JUnit, when its class path has one, comes first and alone
         String runnerCp = new File(jarDir, "paf-runner.jar").getAbsolutePath();
-        cmd.add(junitCp.isEmpty() ? runnerCp + File.pathSeparator + cp
-                : runnerCp + File.pathSeparator + cp + File.pathSeparator + junitCp);
+        if (junitCp.isEmpty()) cmd.add(runnerCp + File.pathSeparator + cp);
+        // the archive's class path is the runner's and JUnit's jars: the worker's must begin with it
+        else if (junitFirst) cmd.add(runnerCp + File.pathSeparator + junitCp + File.pathSeparator + cp);
+        else cmd.add(runnerCp + File.pathSeparator + cp + File.pathSeparator + junitCp);
         cmd.add("paf.runner.TraceMain");
         cmd.add("--tests");
         cmd.add(tests);

@@ -234,7 +234,10 @@ impl Training {
                     .arg(tracer.jar("paf-runner.jar"))
                     .arg("paf.runner.CdsList")
                     .args([&loaded, &list, &joined])
-                    .args(instr),
+                    .args(instr)
+                    .arg("--")
+                    .arg(absolute(tracer.jar("paf-runner.jar")))
+                    .args(entries(deps.junit)),
                 log,
                 "listing the classes",
             )?;

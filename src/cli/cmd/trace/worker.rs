@@ -248,6 +248,12 @@ const WORKER_JVM: [&str; 5] = [
 /// adds it.
 const WORKER_GC: &str = "-XX:+UseParallelGC";
 
+/// One compiler thread for C1 alone, unless the user's flags deal with tiered compilation (with
+/// C2 back, the JVM refuses fewer than two), as `Supervisor.workerCommand` adds it: a second
+/// thread's compilations took the tests' core on two cores (docs/performance.md, "Twenty-third
+/// round").
+const WORKER_COMPILERS: &str = "-XX:CICompilerCount=1";
+
 /// Worker 0's arguments after `java`, as `Supervisor.java` builds them for part 0.
 fn command(
     a: &JavaArgs,
@@ -262,6 +268,9 @@ fn command(
     // replaces it (the JVM refuses two)
     if !a.jvm_args.iter().any(|x| names_a_collector(x)) {
         args.push(WORKER_GC.into());
+    }
+    if !a.jvm_args.iter().any(|x| x.contains("Tiered")) {
+        args.push(WORKER_COMPILERS.into());
     }
     args.extend(cds.worker_flags());
     args.extend(a.jvm_args.iter().map(OsString::from));
@@ -516,6 +525,14 @@ mod tests {
     fn worker_zero_has_the_collector_the_supervisor_gives_its_workers() {
         let line = format!(
             "if (jvmArgs.stream().noneMatch(x -> x.matches(\"-XX:\\\\+Use\\\\w*GC\"))) cmd.add(\"{WORKER_GC}\");"
+        );
+        assert!(supervisor_source().contains(&line), "{line}");
+    }
+
+    #[test]
+    fn worker_zero_has_the_compiler_threads_the_supervisor_gives_its_workers() {
+        let line = format!(
+            "if (jvmArgs.stream().noneMatch(x -> x.contains(\"Tiered\"))) cmd.add(\"{WORKER_COMPILERS}\");"
         );
         assert!(supervisor_source().contains(&line), "{line}");
     }

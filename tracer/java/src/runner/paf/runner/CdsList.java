@@ -22,8 +22,9 @@ import java.util.jar.JarFile;
 import java.util.jar.JarOutputStream;
 
 /**
- * {@code CdsList LOADED OUT JOINED JAR...}: writes to OUT the class list {@code java -Xshare:dump}
- * archives (paf's {@code trace/cds.rs} runs both; docs/java.md, "The class archive").
+ * {@code CdsList LOADED OUT JOINED JAR... [-- LISTED...]}: writes to OUT the class list
+ * {@code java -Xshare:dump} archives (paf's {@code trace/cds.rs} runs both; docs/java.md, "The
+ * class archive").
  *
  * <p>LOADED is what the worker and the supervisor loaded in a traced run
  * ({@code -XX:DumpLoadedClassList}, the two lists one after the other). The JDK lists only the
@@ -33,7 +34,10 @@ import java.util.jar.JarOutputStream;
  * interfaces' ids, and the jar it comes from; at run time it uses an archived one when a loader
  * defines a class of the same name and bytes. The dump reads them through one loader per jar, so
  * the JARs' classes are written into one jar, JOINED, for it: ASM's tree classes refer to its
- * core ones. Every class of the JARs is listed, with its supertypes first.
+ * core ones. Every class of the JARs is listed, with its supertypes first. So is every class of
+ * the LISTED jars (the archive's class path: the runner's and JUnit's), which a built-in loader
+ * finds by name: what the run that made the list did not load (the static analysis, where that
+ * run had no failing test) is in the archive too.
  */
 public final class CdsList {
     private final Map<String, Integer> ids = new HashMap<>();
@@ -47,12 +51,26 @@ public final class CdsList {
 
     public static void main(String[] args) throws IOException {
         if (args.length < 3) {
-            System.err.println("usage: CdsList LOADED OUT JOINED JAR...");
+            System.err.println("usage: CdsList LOADED OUT JOINED JAR... [-- LISTED...]");
             System.exit(2);
         }
         CdsList list = new CdsList(new File(args[2]).getAbsolutePath());
         for (String line : Files.readAllLines(Paths.get(args[0]), StandardCharsets.UTF_8)) list.loaded(line);
-        List<String> names = join(args[2], List.of(args).subList(3, args.length));
+        List<String> rest = List.of(args).subList(3, args.length);
+        int cut = rest.indexOf("--");
+        if (cut >= 0) {
+            for (String jar : rest.subList(cut + 1, rest.size())) {
+                try (JarFile in = new JarFile(jar)) {
+                    for (Enumeration<JarEntry> e = in.entries(); e.hasMoreElements();) {
+                        String n = e.nextElement().getName();
+                        if (n.endsWith(".class") && !n.startsWith("META-INF/") && !n.equals("module-info.class"))
+                            list.loaded(n.substring(0, n.length() - ".class".length()));
+                    }
+                }
+            }
+            rest = rest.subList(0, cut);
+        }
+        List<String> names = join(args[2], rest);
         URLClassLoader loader = new URLClassLoader(new URL[] {new File(args[2]).toURI().toURL()},
                 ClassLoader.getPlatformClassLoader());
         for (String name : names) {

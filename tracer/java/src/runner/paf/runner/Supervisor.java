@@ -339,6 +339,11 @@ public final class Supervisor {
         cmd.add("-XX:CompileCommand=inline,paf.rt.R::def");
         cmd.add("-XX:CompileCommand=inline,paf.rt.R::branch");
         if (jvmArgs.stream().noneMatch(x -> x.matches("-XX:\\+Use\\w*GC"))) cmd.add("-XX:+UseParallelGC");
+        // one compiler thread for C1 alone: with two on two cores, the compilations of a short
+        // run took the tests' core (commons-dbutils 2.23 -> 2.12 s, mockachino 0.71 -> 0.65 s,
+        // la4j and joda-time no slower: docs/performance.md, "Twenty-third round"); with C2 back
+        // (a user's -XX:TieredStopAtLevel) the JVM refuses fewer than two
+        if (jvmArgs.stream().noneMatch(x -> x.contains("Tiered"))) cmd.add("-XX:CICompilerCount=1");
         if (cds != null) cmd.add("-XX:SharedArchiveFile=" + cds);
         cmd.addAll(jvmArgs);
         // Class#method (paf trace java --isolate) names the class to the agent.

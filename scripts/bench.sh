@@ -174,6 +174,10 @@ else
     C="$WORK/java/$ex"; rm -rf "$C"; mkdir -p "$C/classes"
     javac --release 11 -g -nowarn -encoding UTF-8 -d "$C/classes" -cp "$J/junit4.jar" $(find "$TD/$ex/src" "$TD/$ex/test" -name '*.java')
     tests=$(cd "$TD/$ex/test" && find . -name '*.java' | sed 's|^\./||; s|\.java$||; s|/|.|g' | sort | paste -sd, -)
+    # a user's first traced run makes the tracer's class archive, once per JDK and jars (docs/java.md,
+    # "The class archive"): made here, before the runs measured
+    [ "$ex" != library ] || "$PAF" trace java --quiet --classpath "$C/classes" --include "$inc" --tests "$tests" \
+      -o "$C/warm-up" > /dev/null 2>&1 || true
     # one plain run, then one traced, and again: a slower minute of the machine slows both
     runs=$RUNS
     [ "$ex" = cases ] || [ "$runs" -ge 9 ] || runs=9

@@ -122,6 +122,21 @@ touch "$CA/junit/junit4.jar"
 "$PAF" "${LIB[@]}" -o "$CA/again" 2> "$CA/again.log" || { cat "$CA/again.log" >&2; exit 1; }
 made "$CA/again.log" || { echo "FAIL: a changed jar did not get a new archive:"; grep '^paf' "$CA/again.log"; exit 1; }
 echo "ok: the class archive made once, then mapped (the instrumenter, ASM, JUnit and the JDK's classes from it); the same bundle with it, without it (PAF_CDS=off) and while making it; a changed jar gets a new one"
+# a project with its own JUnit (a Maven project's class path): its class path keeps its order,
+# and the archive holds the runner's jar without JUnit's
+OWN=(trace java -v --classpath "$OUT/classes/library:$CA/junit/junit4.jar:$CA/junit/hamcrest.jar" --include org.shelf
+  --tests "$(tests_of library)")
+"$PAF" "${OWN[@]}" -o "$CA/own-made" 2> "$CA/own-made.log" || { cat "$CA/own-made.log" >&2; exit 1; }
+made "$CA/own-made.log" || { echo "FAIL: a project with its own JUnit got no class archive:"; grep '^paf' "$CA/own-made.log"; exit 1; }
+"$PAF" "${OWN[@]}" --jvm-arg "-Xlog:class+load=info:file=$CA/own-loaded.txt" -o "$CA/own-mapped" 2> "$CA/own-mapped.log" \
+  || { cat "$CA/own-mapped.log" >&2; exit 1; }
+grep -q -- "\"-cp\" \"$HERE/build/paf-runner.jar:$OUT/classes/library:" "$CA/own-mapped.log" \
+  && grep -q "\] paf.instr.Instrumenter source: shared objects file" "$CA/own-loaded.txt" \
+  && ! grep -q "\] org.junit.runner.JUnitCore source: shared objects file" "$CA/own-loaded.txt" \
+  || { echo "FAIL: a project with its own JUnit: its class path reordered, or the archive not mapped:"; grep '^paf' "$CA/own-mapped.log"; exit 1; }
+cmp <(zstd -dc "$CA/own-made/tests.jsonl.zst") <(zstd -dc "$CA/own-mapped/tests.jsonl.zst") \
+  || { echo "FAIL: a project with its own JUnit: the bundles differ with the archive"; exit 1; }
+echo "ok: a project with its own JUnit keeps its class path's order, with an archive of the runner's jar (not JUnit's)"
 
 echo "== the tests' output (shown by default, every line in order; dropped with --quiet)"
 # The worker writes the tests' output in blocks, and paf and the supervisor pass it on a read

@@ -16,8 +16,9 @@
 //! class path (`paf-rt.jar`, which the agent's manifest appends): a JVM maps it only when its own
 //! paths begin with these, so the worker's class path puts JUnit before the project's classes.
 //! That order is taken only when the project's class path holds neither JUnit nor hamcrest
-//! (nothing of it can be shadowed); otherwise, as when the user's JVM flags deal with class data
-//! sharing themselves, or `PAF_CDS=off`, no archive is used or made.
+//! (nothing of it can be shadowed); otherwise (a Maven project's class path has both) the
+//! archive's class path is the runner's jar alone, and the order stays. When the user's JVM flags
+//! deal with class data sharing themselves, or with `PAF_CDS=off`, no archive is used or made.
 //!
 //! The key names the JDK (its `java` and `lib/modules`: path, length, modification time) and
 //! every jar (the same): an upgraded JDK or jar gets a new archive, since the JVM would refuse
@@ -66,8 +67,9 @@ const STALE_LOCK: Duration = Duration::from_secs(600);
 pub(super) enum Cds {
     /// Nothing: the class path stays as it was, and no archive is used or made.
     Off,
-    /// The JVMs map this archive.
-    Use(PathBuf),
+    /// The JVMs map this archive, whose class path has JUnit's jars after the runner's if
+    /// `junit`.
+    Use { archive: PathBuf, junit: bool },
     /// The JVMs list what they load; the archive is made after the run ([`Training::make`]).
     Train(Training),
 }
@@ -76,6 +78,7 @@ pub(super) enum Cds {
 pub(super) struct Training {
     dir: PathBuf,
     key: String,
+    junit: bool,
     worker: PathBuf,
     supervisor: PathBuf,
     lock: PathBuf,
@@ -91,20 +94,17 @@ impl Cds {
         java: &OsStr,
         deps: &Deps<'_>,
     ) -> Cds {
-        if off(
-            std::env::var_os("PAF_CDS").as_deref(),
-            &a.jvm_args,
-            &job.classpath,
-        ) {
+        if off(std::env::var_os("PAF_CDS").as_deref(), &a.jvm_args) {
             return Cds::Off;
         }
-        let Some(key) = key(java, tracer, deps) else {
+        let junit = junit_may_come_first(&job.classpath);
+        let Some(key) = key(java, tracer, deps, junit) else {
             return Cds::Off;
         };
         let dir = tracer.jar("cds");
         let archive = dir.join(format!("{key}.jsa"));
         if archive.is_file() {
-            return Cds::Use(archive);
+            return Cds::Use { archive, junit };
         }
         if dir.join(format!("{key}.failed")).exists() || std::fs::create_dir_all(&dir).is_err() {
             return Cds::Off;
@@ -126,20 +126,25 @@ impl Cds {
             supervisor: dir.join(format!("{key}.{pid}.supervisor.classlist")),
             dir,
             key,
+            junit,
             lock,
         })
     }
 
     /// Whether JUnit's jars come first in the worker's class path (where the archive has them).
     pub(super) fn junit_first(&self) -> bool {
-        !matches!(self, Cds::Off)
+        match self {
+            Cds::Off => false,
+            Cds::Use { junit, .. } => *junit,
+            Cds::Train(t) => t.junit,
+        }
     }
 
     /// Worker 0's flags (before the user's, which win).
     pub(super) fn worker_flags(&self) -> Vec<OsString> {
         match self {
             Cds::Off => vec![],
-            Cds::Use(archive) => vec![flag("-XX:SharedArchiveFile=", archive)],
+            Cds::Use { archive, .. } => vec![flag("-XX:SharedArchiveFile=", archive)],
             Cds::Train(t) => vec![flag("-XX:DumpLoadedClassList=", &t.worker)],
         }
     }
@@ -149,25 +154,28 @@ impl Cds {
         let runner = absolute(tracer.jar("paf-runner.jar")).into_os_string();
         let mut flags = match self {
             Cds::Off => return vec!["-cp".into(), runner],
-            Cds::Use(archive) => vec![flag("-XX:SharedArchiveFile=", archive)],
+            Cds::Use { archive, .. } => vec![flag("-XX:SharedArchiveFile=", archive)],
             Cds::Train(t) => vec![flag("-XX:DumpLoadedClassList=", &t.supervisor)],
         };
         flags.push(flag(
             "-Xbootclasspath/a:",
             &absolute(tracer.jar("paf-rt.jar")),
         ));
-        flags.extend(["-cp".into(), class_path(tracer, deps)]);
+        flags.extend(["-cp".into(), class_path(tracer, deps, self.junit_first())]);
         flags
     }
 
     /// The supervisor's own flags for its workers 1, 2, ...: the class path's order, and the
     /// archive (a training run lists worker 0's classes alone).
     pub(super) fn supervisor_args(&self) -> Vec<OsString> {
-        match self {
-            Cds::Off => vec![],
-            Cds::Use(archive) => vec!["--junit-first".into(), "--cds".into(), archive.into()],
-            Cds::Train(_) => vec!["--junit-first".into()],
+        let mut args: Vec<OsString> = Vec::new();
+        if self.junit_first() {
+            args.push("--junit-first".into());
         }
+        if let Cds::Use { archive, .. } = self {
+            args.extend(["--cds".into(), archive.into()]);
+        }
+        args
     }
 }
 
@@ -237,7 +245,11 @@ impl Training {
                     .args(instr)
                     .arg("--")
                     .arg(absolute(tracer.jar("paf-runner.jar")))
-                    .args(entries(deps.junit)),
+                    .args(if self.junit {
+                        entries(deps.junit)
+                    } else {
+                        vec![]
+                    }),
                 log,
                 "listing the classes",
             )?;
@@ -251,7 +263,7 @@ impl Training {
                         &absolute(tracer.jar("paf-rt.jar")),
                     ))
                     .arg("-cp")
-                    .arg(class_path(tracer, deps)),
+                    .arg(class_path(tracer, deps, self.junit)),
                 log,
                 "java -Xshare:dump",
             )?;
@@ -275,14 +287,18 @@ impl Drop for Training {
     }
 }
 
-/// Whether no archive is used or made: `PAF_CDS=off`, the user's JVM flags deal with class data
-/// sharing or the boot class path, or JUnit's jars cannot come first in the class path.
-fn off(env: Option<&OsStr>, jvm_args: &[String], classpath: &str) -> bool {
+/// Whether no archive is used or made: `PAF_CDS=off`, or the user's JVM flags deal with class
+/// data sharing or the boot class path.
+fn off(env: Option<&OsStr>, jvm_args: &[String]) -> bool {
     env.is_some_and(|v| v == "off" || v == "0")
         || jvm_args
             .iter()
             .any(|x| USERS_OWN.iter().any(|f| x.contains(f)))
-        || has_any(classpath, &SHADOWED)
+}
+
+/// Whether JUnit's jars may come before the project's class path, shadowing nothing of it.
+fn junit_may_come_first(classpath: &str) -> bool {
+    !has_any(classpath, &SHADOWED)
 }
 
 /// Runs `cmd`, its output appended to `log`; an error names `what`.
@@ -308,11 +324,13 @@ fn run(cmd: &mut Command, log: &Path, what: &str) -> Result<(), String> {
     }
 }
 
-/// The archive's class path: the runner's jar, then JUnit's.
-fn class_path(tracer: &Tracer, deps: &Deps<'_>) -> OsString {
+/// The archive's class path: the runner's jar, then JUnit's if `junit`.
+fn class_path(tracer: &Tracer, deps: &Deps<'_>, junit: bool) -> OsString {
     let mut cp = absolute(tracer.jar("paf-runner.jar")).into_os_string();
-    cp.push(":");
-    cp.push(deps.junit);
+    if junit {
+        cp.push(":");
+        cp.push(deps.junit);
+    }
     cp
 }
 
@@ -343,8 +361,9 @@ fn prune(dir: &Path) {
     }
 }
 
-/// The key of the JDK and the jars (hex), `None` if one cannot be read.
-fn key(java: &OsStr, tracer: &Tracer, deps: &Deps<'_>) -> Option<String> {
+/// The key of the JDK and the jars (hex), and of whether the archive has JUnit's; `None` if a
+/// file cannot be read.
+fn key(java: &OsStr, tracer: &Tracer, deps: &Deps<'_>, junit: bool) -> Option<String> {
     let java = which(java)?;
     let modules = java.parent()?.parent()?.join("lib/modules");
     let jars = [
@@ -353,7 +372,7 @@ fn key(java: &OsStr, tracer: &Tracer, deps: &Deps<'_>) -> Option<String> {
         "paf-instr.jar",
         "paf-agent.jar",
     ];
-    let mut text = String::new();
+    let mut text = format!("junit first: {junit}\n");
     let files = [java.clone(), modules]
         .into_iter()
         .chain(jars.iter().map(|j| absolute(tracer.jar(j))))
@@ -424,23 +443,24 @@ mod tests {
     }
 
     #[test]
-    fn no_archive_when_the_user_or_the_class_path_says_so() {
+    fn no_archive_when_the_user_says_so_and_junit_first_only_where_nothing_is_shadowed() {
         let dir = tempfile::tempdir().unwrap();
         let plain = dir.path().join("classes");
         let hamcrest = dir.path().join("with-hamcrest");
         touch(&plain.join("org/shelf/Book.class"), 1);
         touch(&hamcrest.join("org/hamcrest/Matcher.class"), 1);
+        assert!(!off(None, &[]));
+        assert!(!off(Some(OsStr::new("on")), &["-Xmx1g".into()]));
+        assert!(off(Some(OsStr::new("off")), &[]));
+        assert!(off(Some(OsStr::new("0")), &[]));
+        assert!(off(None, &["-Xshare:off".into()]));
+        assert!(off(None, &["-XX:SharedArchiveFile=my.jsa".into()]));
+        assert!(off(None, &["-Xbootclasspath/a:x.jar".into()]));
         let cp = plain.to_str().unwrap();
-        assert!(!off(None, &[], cp));
-        assert!(!off(Some(OsStr::new("on")), &["-Xmx1g".into()], cp));
-        assert!(off(Some(OsStr::new("off")), &[], cp));
-        assert!(off(Some(OsStr::new("0")), &[], cp));
-        assert!(off(None, &["-Xshare:off".into()], cp));
-        assert!(off(None, &["-XX:SharedArchiveFile=my.jsa".into()], cp));
-        assert!(off(None, &["-Xbootclasspath/a:x.jar".into()], cp));
+        assert!(junit_may_come_first(cp));
         // JUnit first would shadow the project's own hamcrest
         let both = format!("{cp}:{}", hamcrest.display());
-        assert!(off(None, &[], &both));
+        assert!(!junit_may_come_first(&both));
     }
 
     #[test]
@@ -471,8 +491,10 @@ mod tests {
             asm: &asm,
             junit: &junit,
         };
-        let k = |java: &Path| key(java.as_os_str(), &tracer, &deps);
+        let k = |java: &Path| key(java.as_os_str(), &tracer, &deps, true);
         let first = k(&java).expect("a key");
+        let runner_only = key(java.as_os_str(), &tracer, &deps, false).expect("a key");
+        assert_ne!(runner_only, first, "an archive without JUnit's jars");
         assert_eq!(
             k(&java),
             Some(first.clone()),

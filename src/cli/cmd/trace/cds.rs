@@ -334,28 +334,28 @@ fn class_path(tracer: &Tracer, deps: &Deps<'_>, junit: bool) -> OsString {
     cp
 }
 
-/// Keeps the newest [`KEPT`] archives (and forgets old failures).
+/// Keeps the newest [`KEPT`] archives and their logs; the rest goes, old failures too (a key
+/// that failed is tried again).
 fn prune(dir: &Path) {
     let Ok(read) = std::fs::read_dir(dir) else {
         return;
     };
-    let mut made: Vec<(SystemTime, PathBuf)> = read
+    let mut archives: Vec<(SystemTime, PathBuf)> = read
         .flatten()
         .map(|e| e.path())
-        .filter(|p| {
-            p.extension()
-                .is_some_and(|x| x == "jsa" || x == "failed" || x == "log")
-        })
+        .filter(|p| p.extension().is_some_and(|x| x == "jsa"))
         .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
         .collect();
-    made.sort_by_key(|m| std::cmp::Reverse(m.0));
-    let mut archives = 0;
-    for (_, p) in made {
-        let keep = p.extension().is_some_and(|x| x == "jsa") && {
-            archives += 1;
-            archives <= KEPT
-        };
-        if !keep && p.extension().is_some_and(|x| x != "log") {
+    archives.sort_by_key(|a| std::cmp::Reverse(a.0));
+    let kept: Vec<PathBuf> = archives.into_iter().take(KEPT).map(|a| a.1).collect();
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for p in read.flatten().map(|e| e.path()) {
+        let made = p
+            .extension()
+            .is_some_and(|x| x == "jsa" || x == "log" || x == "failed");
+        if made && !kept.contains(&p.with_extension("jsa")) {
             let _ = std::fs::remove_file(&p);
         }
     }
@@ -511,7 +511,7 @@ mod tests {
     }
 
     #[test]
-    fn the_newest_archives_are_kept_and_old_failures_forgotten() {
+    fn the_newest_archives_and_their_logs_are_kept_and_old_failures_forgotten() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         for i in 0..6 {
@@ -526,7 +526,7 @@ mod tests {
             .collect();
         left.sort();
         let mut expected: Vec<String> = (2..6).map(|i| format!("{i}.jsa")).collect();
-        expected.extend((0..6).map(|i| format!("{i}.log")));
+        expected.extend((2..6).map(|i| format!("{i}.log")));
         expected.sort();
         assert_eq!(left, expected);
     }

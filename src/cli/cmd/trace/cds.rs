@@ -37,7 +37,7 @@ use super::super::super::output;
 use super::JavaArgs;
 use super::project::Job;
 use super::tracer::{Deps, Tracer};
-use super::worker::has_any;
+use super::worker::{absolute, has_any};
 
 /// Classes whose presence in the project's class path keeps JUnit's jars after it (so no
 /// archive): JUnit 4's entry point, JUnit 3's test case, hamcrest's matcher.
@@ -425,10 +425,6 @@ fn flag(name: &str, path: &Path) -> OsString {
     let mut f = OsString::from(name);
     f.push(path);
     f
-}
-
-fn absolute(p: PathBuf) -> PathBuf {
-    std::path::absolute(&p).unwrap_or(p)
 }
 
 #[cfg(test)]

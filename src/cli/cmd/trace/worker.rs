@@ -337,7 +337,7 @@ fn runner_flags(a: &JavaArgs) -> Vec<OsString> {
     flags
 }
 
-fn absolute(p: PathBuf) -> PathBuf {
+pub(super) fn absolute(p: PathBuf) -> PathBuf {
     std::path::absolute(&p).unwrap_or(p)
 }
 

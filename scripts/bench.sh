@@ -3,10 +3,11 @@
 #   scripts/bench.sh [WORKDIR] [RUNS]
 # 1. makes an Ant2-scale bundle (1,462 failing, 36,106 passing tests, 560 events per test:
 #    about 20.7 million events, 1.6 GB of JSON Lines) with `paf synth`, and measures the floors
-#    on it: `cat` (reading the file) and a syntax-only JSON parse of every line on all cores
-#    and on one (examples/parse_floor.rs: serde_json into IgnoredAny);
-# 2. times `paf validate` and `paf rank` on it RUNS times each (default 3), all cores and
-#    `-j 1`, and prints the medians and the ratios rank / floor and rank / validate;
+#    on it: `cat` (reading the file) and a syntax-only JSON parse of every line on one core
+#    (examples/parse_floor.rs: serde_json into IgnoredAny);
+# 2. times the syntax-only parse on all cores, `paf validate` and `paf rank` on it, one run of
+#    each in turn, RUNS rounds (default 3), then validate and rank with `-j 1`, and prints the
+#    medians, the ratios rank / floor and rank / validate, and rank / floor in CPU time;
 # 3. runs `paf rank` at 1x, 2x, 4x and 8x the passing tests and prints time and peak memory;
 # 4. makes a bundle of one failing and one passing test of millions of events each (at least 5
 #    million by default) and prints `paf validate` and `paf rank` time and peak memory on it;
@@ -47,19 +48,19 @@ mkdir -p "$WORK"
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "paf: $("$PAF" --version); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# Runs "$@" and prints "SECONDS KIB" (wall time, peak resident memory).
-# Prints "SECONDS PEAK_KIB" of "$@". The wall time is taken to the millisecond around the
-# command: /usr/bin/time's %e counts in steps of 10 ms, a twentieth of the shipped Java
-# examples' traced runs (docs/performance.md, "Sixteenth round").
+# Runs "$@" and prints "SECONDS PEAK_KIB CPU_SECONDS" (wall time, peak resident memory, user
+# and system time). The wall time is taken to the millisecond around the command:
+# /usr/bin/time's %e counts in steps of 10 ms, a twentieth of the shipped Java examples'
+# traced runs (docs/performance.md, "Sixteenth round").
 measure() {
   local t0 t1
   t0=$(date +%s%N)
-  /usr/bin/time -f "%M" -o "$WORK/time.txt" "$@" > /dev/null
+  /usr/bin/time -f "%M %U %S" -o "$WORK/time.txt" "$@" > /dev/null
   t1=$(date +%s%N)
-  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", (b - a) / 1e9}') $(cat "$WORK/time.txt")"
+  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", (b - a) / 1e9}') $(awk '{printf "%d %.2f", $1, $2 + $3}' "$WORK/time.txt")"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b + 0 == 0) print "-"; else printf "%.2f", a / b}'; }
 # Runs "$@" RUNS times and prints the median wall time (the runs go to $WORK/runs).
 median_of() {
   : > "$WORK/runs"
@@ -81,31 +82,38 @@ synth "$PASSING" "$B"
 MB=$(( $(stat -c %s "$B/tests.jsonl") / 1000000 ))
 cat "$B/tests.jsonl" > /dev/null # into the page cache, as for every run below
 cat_s=$(median_of cat "$B/tests.jsonl")
-floor_n=$(median_of "$FLOOR" "$B" -j "$CORES")
 floor_1=$(median_of "$FLOOR" "$B" -j 1)
 echo "cat: $cat_s s ($(awk -v b="$MB" -v s="$cat_s" 'BEGIN {printf "%.0f", b / s}') MB/s)"
-echo "syntax-only parse, $CORES threads: $floor_n s ($(awk -v b="$MB" -v s="$floor_n" 'BEGIN {printf "%.0f", b / s}') MB/s); 1 thread: $floor_1 s"
+echo "syntax-only parse, 1 thread: $floor_1 s"
 
 echo
-echo "== 2. Ant2 scale: validate and rank, $RUNS runs each"
-for cmd in validate rank; do
-  : > "$WORK/$cmd.runs"
-  for _ in $(seq "$RUNS"); do
-    measure "$PAF" "$cmd" "$B" >> "$WORK/$cmd.runs"
-  done
-  echo "$cmd: runs (s KiB): $(tr '\n' ';' < "$WORK/$cmd.runs")"
+echo "== 2. Ant2 scale: the syntax-only parse on all cores, validate and rank, in turn, $RUNS rounds"
+# one run of each per round, so that a slower minute of the machine slows all three: on a shared
+# 2-core machine the same command's runs vary by a fifth (docs/performance.md, "Twenty-fourth round")
+for cmd in floor validate rank; do : > "$WORK/$cmd.runs"; done
+for _ in $(seq "$RUNS"); do
+  measure "$FLOOR" "$B" -j "$CORES" >> "$WORK/floor.runs"
+  for cmd in validate rank; do measure "$PAF" "$cmd" "$B" >> "$WORK/$cmd.runs"; done
 done
+for cmd in floor validate rank; do
+  echo "$cmd: runs (s KiB cpu-s): $(tr '\n' ';' < "$WORK/$cmd.runs")"
+done
+floor_n=$(cut -d' ' -f1 "$WORK/floor.runs" | median)
+floor_cpu=$(cut -d' ' -f3 "$WORK/floor.runs" | median)
+echo "syntax-only parse, $CORES threads: $floor_n s ($(awk -v b="$MB" -v s="$floor_n" 'BEGIN {printf "%.0f", b / s}') MB/s), $floor_cpu s of CPU"
 v=$(cut -d' ' -f1 "$WORK/validate.runs" | median)
 r=$(cut -d' ' -f1 "$WORK/rank.runs" | median)
+r_cpu=$(cut -d' ' -f3 "$WORK/rank.runs" | median)
 vm=$(cut -d' ' -f2 "$WORK/validate.runs" | sort -n | tail -1)
 rm_=$(cut -d' ' -f2 "$WORK/rank.runs" | sort -n | tail -1)
 echo "median: validate $v s (peak $((vm / 1024)) MiB), rank $r s (peak $((rm_ / 1024)) MiB, $(awk -v b="$MB" -v s="$r" 'BEGIN {printf "%.0f", b / s}') MB/s)"
 for cmd in validate rank; do
-  rs=$(measure "$PAF" "$cmd" -j 1 "$B")
-  echo "$cmd -j 1 (one thread): ${rs% *} s, peak $(( ${rs#* } / 1024 )) MiB"
-  eval "${cmd}_1=${rs% *}"
+  read -r s kib _ < <(measure "$PAF" "$cmd" -j 1 "$B")
+  echo "$cmd -j 1 (one thread): $s s, peak $(( kib / 1024 )) MiB"
+  eval "${cmd}_1=$s"
 done
 echo "ratios: rank / parse floor = $(ratio "$r" "$floor_n") (target: at most 2); rank / validate = $(ratio "$r" "$v") (target: at most 1.5); rank -j 1 / parse floor -j 1 = $(ratio "$rank_1" "$floor_1"); rank -j 1 / rank = $(ratio "$rank_1" "$r")"
+echo "CPU time (user + system, medians): rank $r_cpu s / parse floor $floor_cpu s = $(ratio "$r_cpu" "$floor_cpu")"
 "$PAF" rank -j 1 "$B" --format json > "$WORK/rank.j1.json"
 "$PAF" rank "$B" --format json > "$WORK/rank.jN.json"
 if cmp -s "$WORK/rank.j1.json" "$WORK/rank.jN.json"; then
@@ -122,8 +130,8 @@ base_mem=""
 for k in $SCALES; do
   if [ "$k" = 1 ]; then D="$B"; else D="$WORK/ant2x$k"; synth $((PASSING * k)) "$D" > "$WORK/synth.$k.txt"; fi
   events=$(grep -o '[0-9]* events' "$WORK/synth.txt" | cut -d' ' -f1)
-  out=$(measure "$PAF" rank "$D")
-  s=${out% *}; m=$(( ${out#* } / 1024 ))
+  read -r s kib _ < <(measure "$PAF" rank "$D")
+  m=$(( kib / 1024 ))
   [ -z "$base_mem" ] && base_mem=$m
   last_mem=$m
   printf '%-6s %10d %12d %10s %10d %12.3f\n' "${k}x" $((PASSING * k)) "$events" "$s" "$m" "$(awk -v s="$s" -v e="$events" 'BEGIN {print s / (e / 1e6)}')"
@@ -141,10 +149,10 @@ rm -rf "$D"
 echo "synth: $(cat "$WORK/synth.txt"); $(du -m "$D/tests.jsonl" | cut -f1) MB tests.jsonl"
 echo "events per test: $(grep '"k":"end"' "$D/tests.jsonl" | sed -E 's/.*"outcome":"([a-z]+)".*"events":([0-9]+).*/\1 \2/' | tr '\n' ';')"
 for cmd in validate rank; do
-  out=$(measure "$PAF" "$cmd" "$D")
-  m=$(( ${out#* } / 1024 ))
+  read -r s kib _ < <(measure "$PAF" "$cmd" "$D")
+  m=$(( kib / 1024 ))
   peak=$(( m > peak ? m : peak ))
-  echo "$cmd: ${out% *} s, peak $m MiB"
+  echo "$cmd: $s s, peak $m MiB"
 done
 rm -rf "$D"
 echo "peak memory of every run above: $peak MiB (bound: $BOUND_MIB MiB)"

@@ -108,7 +108,8 @@ vm=$(cut -d' ' -f2 "$WORK/validate.runs" | sort -n | tail -1)
 rm_=$(cut -d' ' -f2 "$WORK/rank.runs" | sort -n | tail -1)
 echo "median: validate $v s (peak $((vm / 1024)) MiB), rank $r s (peak $((rm_ / 1024)) MiB, $(awk -v b="$MB" -v s="$r" 'BEGIN {printf "%.0f", b / s}') MB/s)"
 for cmd in validate rank; do
-  read -r s kib _ < <(measure "$PAF" "$cmd" -j 1 "$B")
+  out=$(measure "$PAF" "$cmd" -j 1 "$B")
+  read -r s kib _ <<< "$out"
   echo "$cmd -j 1 (one thread): $s s, peak $(( kib / 1024 )) MiB"
   eval "${cmd}_1=$s"
 done
@@ -130,7 +131,8 @@ base_mem=""
 for k in $SCALES; do
   if [ "$k" = 1 ]; then D="$B"; else D="$WORK/ant2x$k"; synth $((PASSING * k)) "$D" > "$WORK/synth.$k.txt"; fi
   events=$(grep -o '[0-9]* events' "$WORK/synth.txt" | cut -d' ' -f1)
-  read -r s kib _ < <(measure "$PAF" rank "$D")
+  out=$(measure "$PAF" rank "$D")
+  read -r s kib _ <<< "$out"
   m=$(( kib / 1024 ))
   [ -z "$base_mem" ] && base_mem=$m
   last_mem=$m
@@ -149,7 +151,8 @@ rm -rf "$D"
 echo "synth: $(cat "$WORK/synth.txt"); $(du -m "$D/tests.jsonl" | cut -f1) MB tests.jsonl"
 echo "events per test: $(grep '"k":"end"' "$D/tests.jsonl" | sed -E 's/.*"outcome":"([a-z]+)".*"events":([0-9]+).*/\1 \2/' | tr '\n' ';')"
 for cmd in validate rank; do
-  read -r s kib _ < <(measure "$PAF" "$cmd" "$D")
+  out=$(measure "$PAF" "$cmd" "$D")
+  read -r s kib _ <<< "$out"
   m=$(( kib / 1024 ))
   peak=$(( m > peak ? m : peak ))
   echo "$cmd: $s s, peak $m MiB"

@@ -179,6 +179,11 @@ final class Hierarchy {
     /** ASM's common superclass of two classes (java/lang/Object for interfaces or unknown classes). */
     String commonSuperClass(String a, String b) {
         if (a.equals(b)) return a;
+        // A split method's copy takes a paf.rt.R as its extra parameter, in the slot where the
+        // body keeps its first local, so the frames merge R with the body's types. R is final and
+        // extends Object: the answer is known without reading R's class file, which took 3 to 7
+        // ms once per JVM (docs/performance.md, "Twenty-fourth round").
+        if (a.equals(Split.RT) || b.equals(Split.RT)) return "java/lang/Object";
         Info ia = info(a), ib = info(b);
         if (ia == null || ib == null || ia.isInterface() || ib.isInterface()) return "java/lang/Object";
         List<String> chainA = superChain(a);

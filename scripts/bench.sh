@@ -5,9 +5,10 @@
 #    about 20.7 million events, 1.6 GB of JSON Lines) with `paf synth`, and measures the floors
 #    on it: `cat` (reading the file) and a syntax-only JSON parse of every line on one core
 #    (examples/parse_floor.rs: serde_json into IgnoredAny);
-# 2. times the syntax-only parse on all cores, `paf validate` and `paf rank` on it, one run of
-#    each in turn, RUNS rounds (default 3), then validate and rank with `-j 1`, and prints the
-#    medians, the ratios rank / floor and rank / validate, and rank / floor in CPU time;
+# 2. times the syntax-only parse on all cores, `paf validate` and `paf rank` on it, and `paf rank`
+#    on the same bundle without its tests.marks, one run of each in turn, RUNS rounds (default
+#    3), then validate and rank with `-j 1`, and prints the medians, the ratios rank / floor and
+#    rank / validate, rank / floor in CPU time, and the same for rank without marks;
 # 3. runs `paf rank` at 1x, 2x, 4x and 8x the passing tests and prints time and peak memory;
 # 4. makes a bundle of one failing and one passing test of millions of events each (at least 5
 #    million by default) and prints `paf validate` and `paf rank` time and peak memory on it;
@@ -22,9 +23,10 @@
 # Needs GNU time (/usr/bin/time, Debian package `time`) and about 14 GB free in WORKDIR for the
 # 8x bundle (each bundle is deleted before the next is made). BENCH_FAILING, BENCH_PASSING and
 # BENCH_EVENTS override the sizes, BENCH_BIG_EVENTS the average events of the two tests of 4
-# (default 7,500,000: 5.1 and 6.8 million with the seed). Exits 1 if `rank -j 1` and `rank`
-# print different output, or if a peak passes BENCH_MEMORY_MIB (default 256). BENCH_SCALES
-# (default "1 2 4 8", must start with 1) chooses the scales of step 3, for a shorter run;
+# (default 7,500,000: 5.1 and 6.8 million with the seed). Exits 1 if `rank -j 1`, `rank` and
+# `rank` without marks print different output, or if a peak passes BENCH_MEMORY_MIB (default
+# 256). BENCH_SCALES (default "1 2 4 8", must start with 1) chooses the scales of step 3, for a
+# shorter run;
 # BENCH_JAVA=0 skips step 5.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -90,12 +92,19 @@ echo
 echo "== 2. Ant2 scale: the syntax-only parse on all cores, validate and rank, in turn, $RUNS rounds"
 # one run of each per round, so that a slower minute of the machine slows all three: on a shared
 # 2-core machine the same command's runs vary by a fifth (docs/performance.md, "Twenty-fourth round")
-for cmd in floor validate rank; do : > "$WORK/$cmd.runs"; done
+# paf synth writes tests.marks beside the plain tests file, as paf trace java --plain keeps its
+# agent's: rank's pass 1 follows them. The same bundle without them (the files linked, not
+# copied) is timed too: what rank costs where a bundle has no marks (docs/trace-format.md).
+U="$WORK/ant2-unmarked"
+rm -rf "$U" && mkdir -p "$U"
+for f in "$B"/*; do [ "$(basename "$f")" = tests.marks ] || ln -f "$f" "$U/"; done
+for cmd in floor validate rank unmarked; do : > "$WORK/$cmd.runs"; done
 for _ in $(seq "$RUNS"); do
   measure "$FLOOR" "$B" -j "$CORES" >> "$WORK/floor.runs"
   for cmd in validate rank; do measure "$PAF" "$cmd" "$B" >> "$WORK/$cmd.runs"; done
+  measure "$PAF" rank "$U" >> "$WORK/unmarked.runs"
 done
-for cmd in floor validate rank; do
+for cmd in floor validate rank unmarked; do
   echo "$cmd: runs (s KiB cpu-s): $(tr '\n' ';' < "$WORK/$cmd.runs")"
 done
 floor_n=$(cut -d' ' -f1 "$WORK/floor.runs" | median)
@@ -115,12 +124,16 @@ for cmd in validate rank; do
 done
 echo "ratios: rank / parse floor = $(ratio "$r" "$floor_n") (target: at most 2); rank / validate = $(ratio "$r" "$v") (target: at most 1.5); rank -j 1 / parse floor -j 1 = $(ratio "$rank_1" "$floor_1"); rank -j 1 / rank = $(ratio "$rank_1" "$r")"
 echo "CPU time (user + system, medians): rank $r_cpu s / parse floor $floor_cpu s = $(ratio "$r_cpu" "$floor_cpu")"
+u=$(cut -d' ' -f1 "$WORK/unmarked.runs" | median)
+u_cpu=$(cut -d' ' -f3 "$WORK/unmarked.runs" | median)
+echo "rank without tests.marks: median $u s, $u_cpu s of CPU; rank without marks / parse floor = $(ratio "$u" "$floor_n"), in CPU time $(ratio "$u_cpu" "$floor_cpu"); rank / rank without marks = $(ratio "$r" "$u")"
+"$PAF" rank "$U" --format json > "$WORK/rank.unmarked.json"
 "$PAF" rank -j 1 "$B" --format json > "$WORK/rank.j1.json"
 "$PAF" rank "$B" --format json > "$WORK/rank.jN.json"
-if cmp -s "$WORK/rank.j1.json" "$WORK/rank.jN.json"; then
-  echo "rank -j 1 and rank (all cores): identical output"
+if cmp -s "$WORK/rank.j1.json" "$WORK/rank.jN.json" && cmp -s "$WORK/rank.jN.json" "$WORK/rank.unmarked.json"; then
+  echo "rank -j 1, rank (all cores) and rank without tests.marks: identical output"
 else
-  echo "rank -j 1 and rank (all cores): OUTPUTS DIFFER" >&2
+  echo "rank -j 1, rank (all cores) and rank without tests.marks: OUTPUTS DIFFER" >&2
   exit 1
 fi
 

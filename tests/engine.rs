@@ -359,3 +359,139 @@ fn crash_uses_shared_among_threads_are_those_of_one_thread() {
         assert_eq!(problems(jobs), alone, "{jobs} jobs");
     }
 }
+
+/// A header line as `tests.marks` lists it: kind (`b` or `e`), byte, line.
+type Header = (char, u64, u64);
+
+/// The header lines of the tests file in `dir`, as `tests.marks` lists them, and the file's
+/// length.
+fn headers_of(dir: &Path) -> (Vec<Header>, u64) {
+    let text = std::fs::read(dir.join("tests.jsonl")).unwrap();
+    let (mut byte, mut headers) = (0u64, Vec::new());
+    for (n, line) in text.split_inclusive(|b| *b == b'\n').enumerate() {
+        let line_no = n as u64 + 1;
+        if line.starts_with(b"{\"k\":\"begin\"") {
+            headers.push(('b', byte, line_no));
+        } else if line.starts_with(b"{\"k\":\"end\"") {
+            headers.push(('e', byte, line_no));
+        }
+        byte += line.len() as u64;
+    }
+    (headers, byte)
+}
+
+fn write_marks(dir: &Path, headers: &[Header], len: u64) {
+    let mut text = format!("paf-marks 1 {len}\n");
+    for (kind, byte, line) in headers {
+        text.push_str(&format!("{kind} {byte} {line}\n"));
+    }
+    std::fs::write(dir.join("tests.marks"), text).unwrap();
+}
+
+/// The ranking and every problem of the bundle in `dir` (for any jobs), as text.
+fn ranked(dir: &Path, jobs: usize) -> Result<(String, Vec<String>), Vec<String>> {
+    let bundle = Bundle::open(dir).expect("opens");
+    match engine::analyze(&bundle, &Options::default(), Jobs::new(jobs), &mut ()) {
+        Ok(analysis) => Ok(outputs(&bundle, &analysis)),
+        Err(problems) => Err(problems.iter().map(ToString::to_string).collect()),
+    }
+}
+
+/// A plain bundle written by `paf synth` carries its marks (`tests.marks`), and `paf rank`'s
+/// pass 1 follows them. Marks that do not fit the file however they are wrong (a test left
+/// out, a failing test's end left out, line numbers off, the last tests left out, another
+/// bundle's, a line that is not one of marks) change nothing: the ranking is that of a read
+/// that searches, and so are the problems of a bundle with bad records.
+#[test]
+fn rank_is_the_same_with_the_bundles_marks_or_marks_that_do_not_fit() {
+    paf::trace::split::split_from(1);
+    let (dir, other) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let _ = marked_bundle(5, dir.path());
+    let _ = marked_bundle(6, other.path());
+    let (headers, len) = headers_of(dir.path());
+    let written = std::fs::read_to_string(dir.path().join("tests.marks")).unwrap();
+    write_marks(dir.path(), &headers, len);
+    let ours = std::fs::read_to_string(dir.path().join("tests.marks")).unwrap();
+    assert_eq!(
+        written, ours,
+        "paf synth's marks are the file's header lines"
+    );
+    let with_marks = ranked(dir.path(), 2).expect("no problems");
+    std::fs::remove_file(dir.path().join("tests.marks")).unwrap();
+    let searched = ranked(dir.path(), 2).expect("no problems");
+    assert_eq!(with_marks, searched);
+
+    // a failing test (one whose end says so) in the middle of the file
+    let text = std::fs::read_to_string(dir.path().join("tests.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let failing_end = headers
+        .iter()
+        .position(|&(k, _, line)| {
+            k == 'e' && line > 1000 && lines[line as usize - 1].contains("\"outcome\":\"fail\"")
+        })
+        .expect("a failing test past line 1000");
+    let mut wrong: Vec<(&str, Vec<Header>, u64)> = Vec::new();
+    // a failing test's begin and end left out: it hides in the test before it
+    let mut hidden = headers.clone();
+    hidden.drain(failing_end - 1..=failing_end);
+    wrong.push(("a failing test left out", hidden, len));
+    // a passing test left out
+    let passing_end = (failing_end + 2..headers.len())
+        .step_by(2)
+        .find(|&i| lines[headers[i].2 as usize - 1].contains("\"outcome\":\"pass\""))
+        .expect("a passing test after it");
+    let mut hidden = headers.clone();
+    hidden.drain(passing_end - 1..=passing_end);
+    wrong.push(("a passing test left out", hidden, len));
+    // a failing test's end left out: the scan takes it for a test without an outcome
+    let mut no_end = headers.clone();
+    no_end.remove(failing_end);
+    wrong.push(("a failing test's end left out", no_end, len));
+    // line numbers one too many from a test on
+    let mut off = headers.clone();
+    for h in &mut off[failing_end - 1..] {
+        h.2 += 1;
+    }
+    wrong.push(("lines off by one", off, len));
+    // the last tests left out
+    wrong.push((
+        "the last tests left out",
+        headers[..headers.len() - 20].to_vec(),
+        len,
+    ));
+    // another bundle's marks, said to be for this file's length
+    wrong.push(("another bundle's", headers_of(other.path()).0, len));
+    for (what, marks, len) in &wrong {
+        write_marks(dir.path(), marks, *len);
+        assert_eq!(ranked(dir.path(), 2), Ok(searched.clone()), "{what}");
+        assert_eq!(ranked(dir.path(), 1), Ok(searched.clone()), "{what}, -j 1");
+    }
+    // not marks at all
+    for text in [
+        format!("paf-marks 1 {len}\nb 0 1\nthis is not a mark\n"),
+        format!("paf-marks 1 {}\nb 0 1\n", len + 1),
+        format!("paf-marks 2 {len}\nb 0 1\n"),
+        format!("paf-marks 1 {len}\nb 0 1\ne {} 2", headers[1].1),
+    ] {
+        std::fs::write(dir.path().join("tests.marks"), text).unwrap();
+        assert_eq!(ranked(dir.path(), 2), Ok(searched.clone()));
+    }
+
+    // a bad record in a failing and in a passing test: the same problems with the marks
+    let mut edited: Vec<String> = lines.iter().map(|l| (*l).to_string()).collect();
+    for end in [failing_end, passing_end] {
+        let at = headers[end].2 as usize - 1;
+        let event = (0..at)
+            .rev()
+            .find(|&i| edited[i].starts_with("{\"k\":\"use\""))
+            .expect("a use in the test");
+        edited[event] = edited[event].replacen("\"use\"", "\"usx\"", 1);
+    }
+    std::fs::write(dir.path().join("tests.jsonl"), edited.join("\n") + "\n").unwrap();
+    std::fs::remove_file(dir.path().join("tests.marks")).unwrap();
+    let problems = ranked(dir.path(), 2).expect_err("bad records");
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    write_marks(dir.path(), &headers, len);
+    assert_eq!(ranked(dir.path(), 2), Err(problems.clone()));
+    assert_eq!(ranked(dir.path(), 1), Err(problems));
+}

@@ -88,6 +88,7 @@ fn the_same_seed_writes_the_same_bytes() {
             "manifest.json",
             "statements.jsonl",
             "tests.jsonl",
+            "tests.marks",
             "truth.csv"
         ]
     );

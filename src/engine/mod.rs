@@ -145,7 +145,23 @@ fn crash_uses_of(
 /// list. This is the only analysis left between the tests' end and the static analysis
 /// (docs/performance.md, "Twenty-second round"). Without marks the file is searched, which
 /// pass 1 already does on two threads, so the tests are analyzed on the calling thread.
+/// Marks that do not fit the file are found out as in [`analyze`], and the file is read again
+/// without them.
 pub fn crash_uses(
+    bundle: &Bundle,
+    jobs: Jobs,
+    marks: Option<Arc<Marks>>,
+    progress: &mut dyn Progress,
+) -> Result<Vec<CrashUse>, Vec<Problem>> {
+    if let Some(marks) = marks
+        && let Ok(uses) = crash_uses_by(bundle, jobs, Some(marks), progress)
+    {
+        return Ok(uses);
+    }
+    crash_uses_by(bundle, jobs, None, progress)
+}
+
+fn crash_uses_by(
     bundle: &Bundle,
     jobs: Jobs,
     marks: Option<Arc<Marks>>,
@@ -696,15 +712,38 @@ fn theta_table(
 
 /// Reads and analyzes every test of the bundle with `jobs` threads. All problems found are
 /// returned together.
+///
+/// With the bundle's marks (`tests.marks`: [`crate::trace::TestsFile::marks`]), pass 1 reads
+/// the header lines and the failing tests alone instead of searching the whole file. Every
+/// line is still parsed by one pass or the other, and a line that does not fit the marks is a
+/// problem ([`crate::trace::assemble::Assembly::finish`]); so should that read find any
+/// problem, the file is read again without marks, and the result, problems included, is
+/// always that of a read that searches (`tests/engine.rs` checks both on wrong marks).
 pub fn analyze(
     bundle: &Bundle,
     options: &Options,
     jobs: Jobs,
     progress: &mut dyn Progress,
 ) -> Result<Analysis, Vec<Problem>> {
+    if let Some(marks) = bundle.tests.marks()
+        && let Ok(analysis) = analyze_by(bundle, options, jobs, Some(marks), progress)
+    {
+        return Ok(analysis);
+    }
+    analyze_by(bundle, options, jobs, None, progress)
+}
+
+/// [`analyze`], pass 1 following `marks` if given.
+fn analyze_by(
+    bundle: &Bundle,
+    options: &Options,
+    jobs: Jobs,
+    marks: Option<Arc<Marks>>,
+    progress: &mut dyn Progress,
+) -> Result<Analysis, Vec<Problem>> {
     let size = bundle.tests.size();
     progress.grow(2 * size);
-    let mut first = pass_one(bundle, options, jobs, None, progress)?;
+    let mut first = pass_one(bundle, options, jobs, marks, progress)?;
     let isolated = isolated_pass(bundle, options, jobs, &mut first)?;
 
     // What pass 2 keeps: the DUAs that reach a crash statement on a crash variable.

@@ -38,6 +38,7 @@ pub(super) fn field(name: String, obj: u64) -> Var<'static> {
 impl<'w> TestWriter<'w> {
     /// Writes the begin record of test `name` and starts counting its events.
     pub(super) fn begin(w: &'w mut BundleWriter, name: &str) -> io::Result<TestWriter<'w>> {
+        w.mark(true);
         w.record(&Record {
             k: Kind::Begin,
             test: Some(Cow::Borrowed(name)),
@@ -198,6 +199,7 @@ impl<'w> TestWriter<'w> {
         statics: Option<Statics>,
     ) -> io::Result<u64> {
         let events = self.events;
+        self.w.mark(false);
         self.w.record(&EndRecord {
             record: Record {
                 k: Kind::End,

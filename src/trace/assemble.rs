@@ -236,6 +236,14 @@ pub struct Assembly {
     /// The test, once its `end` record was read.
     test: Option<Result<TestRecord, Vec<Problem>>>,
     stray: Problems,
+    /// Where the records that cut the file are, as the lines read say: the begin records
+    /// read (a segment has at most one), the line of the first, the line of the first end
+    /// record after it, and the number of the line after the last piece's. [`Assembly::finish`]
+    /// checks them against where the scanner cut ([`cut_problem`]).
+    begins: u32,
+    begin_at: Option<u64>,
+    end_at: Option<u64>,
+    next_line: Option<u64>,
 }
 
 impl Assembly {
@@ -253,7 +261,8 @@ impl Assembly {
         statements: &StatementTable,
         sink: &mut impl EventSink,
     ) {
-        for (number, line) in piece.raw_lines(path) {
+        let mut lines = piece.raw_lines(path);
+        for (number, line) in lines.by_ref() {
             // The record is parsed in place into a local and used by reference: it is large,
             // and moving it (out of serde, through iterator adaptors) cost a fifth of the time.
             let mut record = Record::default();
@@ -272,6 +281,7 @@ impl Assembly {
             };
             self.record(number, &record, path, symbols, statements, sink);
         }
+        self.next_line = Some(lines.next_number());
     }
 
     fn record(
@@ -284,6 +294,16 @@ impl Assembly {
         sink: &mut impl EventSink,
     ) {
         let problem = |message: String| Problem::at(path, number, message);
+        match record.k {
+            Kind::Begin => {
+                self.begins += 1;
+                self.begin_at.get_or_insert(number);
+            }
+            Kind::End if self.begins > 0 => {
+                self.end_at.get_or_insert(number);
+            }
+            _ => {}
+        }
         match (record.k, self.open.as_mut()) {
             // The scanner cut the file at every begin record, so this is the segment's first.
             (Kind::Begin, _) => match &record.test {
@@ -324,7 +344,11 @@ impl Assembly {
     /// problems of its stray lines, if any.
     pub fn finish(self, seg: &Segment, path: &Path) -> Vec<Result<TestRecord, Vec<Problem>>> {
         let mut out = Vec::new();
+        let cut = self.cut_problem(seg, path);
         let mut stray = self.stray;
+        if let Some(p) = cut {
+            stray.push(p);
+        }
         match (self.open, self.test) {
             (Some(t), _) => out.push(Err(t.unfinished(seg, path))),
             (None, test) => {
@@ -343,6 +367,48 @@ impl Assembly {
             out.push(Err(stray.into_vec(path)));
         }
         out
+    }
+}
+
+impl Assembly {
+    /// The problem of a segment whose records are not where the scanner cut the file: a begin
+    /// record past its first line, a first end record on another line than the one the
+    /// scanner classed the test by, or lines that do not end where the next segment begins.
+    /// A scan that searches the file cuts it where the records are, so this never happens;
+    /// one that follows marks (the bundle's `tests.marks`, docs/trace-format.md) trusts them
+    /// for the lines it does not read, and this is how a wrong mark shows: the engine then
+    /// reads the file again, searching (`engine::analyze`).
+    fn cut_problem(&self, seg: &Segment, path: &Path) -> Option<Problem> {
+        let begin = seg.begin.as_ref().map(|b| b.line);
+        let first_end = seg.offsets.map(|o| o.first_end.map(|at| at.line));
+        let (line, what) = if self.begins != u32::from(begin.is_some()) || self.begin_at != begin {
+            (
+                self.begin_at.or(begin)?,
+                "a begin record the scan did not cut the file at",
+            )
+        } else if first_end.is_some_and(|at| at != self.end_at) {
+            (
+                self.end_at.or(begin)?,
+                "an end record the scan did not class the test by",
+            )
+        } else if let (Some(next), Some(at)) = (seg.next_begin, self.next_line)
+            && next != at
+        {
+            (
+                at,
+                "lines that do not end where the scan found the next begin record",
+            )
+        } else {
+            return None;
+        };
+        Some(Problem::at(
+            path,
+            line,
+            format!(
+                "{what}: expected the records where the scan found them (the tests file changed \
+                 while it was read, or the marks it was read by do not fit it)"
+            ),
+        ))
     }
 }
 

@@ -41,8 +41,11 @@ pub use symbols::{Intern, LocalSymbols, Sym, Symbols};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Stamp(u64, std::time::SystemTime);
 
+/// The bundle's optional index of the tests file's header lines (docs/trace-format.md).
+pub const MARKS_FILE: &str = "tests.marks";
+
 /// Every file a bundle may hold: what no output may overwrite.
-pub const BUNDLE_FILES: [&str; 10] = [
+pub const BUNDLE_FILES: [&str; 11] = [
     "manifest.json",
     "statements.jsonl",
     "statements.jsonl.gz",
@@ -53,6 +56,7 @@ pub const BUNDLE_FILES: [&str; 10] = [
     "tests.jsonl",
     "tests.jsonl.gz",
     "tests.jsonl.zst",
+    MARKS_FILE,
 ];
 
 /// The format version this reader understands.
@@ -114,6 +118,19 @@ impl TestsFile {
             tables.symbols.clone(),
             &tables.statements,
         ))
+    }
+
+    /// The marks the bundle's `tests.marks` gives for the tests file (docs/trace-format.md):
+    /// where each test's begin and first end record are, so that a read of the file goes to
+    /// those lines instead of searching for them. Only for a plain `tests.jsonl` of the length
+    /// the marks were made for; `None` otherwise, or if the file is not one of marks.
+    pub fn marks(&self) -> Option<std::sync::Arc<scan::Marks>> {
+        if self.path.file_name()? != "tests.jsonl" {
+            return None;
+        }
+        let len = std::fs::metadata(&self.path).ok()?.len();
+        let marks = scan::Marks::read(&self.path.with_file_name(MARKS_FILE), len)?;
+        Some(std::sync::Arc::new(marks))
     }
 
     /// The size of the tests file on disk (compressed, if it is), for progress reports.

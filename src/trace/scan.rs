@@ -117,6 +117,11 @@ pub struct At {
     pub line: u64,
 }
 
+/// The most bytes of marks [`Marks::from_headers`] takes (a few bytes per test: an Ant-scale
+/// bundle's are about 300 KB): a bound on the memory a marks file made by another program
+/// can take.
+pub const MARKS_MAX: usize = 32 << 20;
+
 /// Where one scan of a file found the lines that cut it ([`Offsets`]: every segment's `begin`
 /// and first `end` record), so that a later scan of the same file takes them instead of
 /// searching for them: pass 2 of the engine after pass 1 (docs/performance.md, "Thirteenth
@@ -185,7 +190,10 @@ impl Marks {
                 .filter(|d| *d < 1 << 62)?;
             let lines = at.line.checked_sub(marks.last.line)?;
             let first = marks.bytes.is_empty();
-            if at.byte >= len || (!first && (bytes == 0 || lines == 0)) {
+            if at.byte >= len
+                || (!first && (bytes == 0 || lines == 0))
+                || marks.bytes.len() > MARKS_MAX
+            {
                 return None;
             }
             marks.push(bytes << 1 | u64::from(begin));
@@ -194,6 +202,53 @@ impl Marks {
         }
         marks.len = len;
         Some(marks)
+    }
+
+    /// The marks of a file of `len` bytes written down in `path` (docs/trace-format.md,
+    /// "tests.marks"): `paf-marks 1 LENGTH`, then `b BYTE LINE` or `e BYTE LINE` per header
+    /// line, in file order. `None` if there is no such file, it was made for a file of another
+    /// length, or any line of it is not as expected: marks only spare a search, so a file
+    /// that cannot be used is passed over without a word. Read line by line: the marks take a
+    /// few bytes per test, and a file of more than [`MARKS_MAX`] of them is passed over too.
+    pub fn read(path: &Path, len: u64) -> Option<Marks> {
+        use std::io::BufRead;
+        let mut reader = std::io::BufReader::new(std::fs::File::open(path).ok()?);
+        // A line of marks is short: one longer than this is not one (and is not read whole).
+        let mut line = Vec::new();
+        // Some(None): a line that is not one of marks, or a last line cut short.
+        let mut next_line = move || -> Option<Option<String>> {
+            line.clear();
+            match (&mut reader).take(64).read_until(b'\n', &mut line) {
+                Ok(0) => None,
+                Ok(_) if line.pop() == Some(b'\n') => Some(String::from_utf8(line.clone()).ok()),
+                _ => Some(None),
+            }
+        };
+        let head: u64 = next_line()??.strip_prefix("paf-marks 1 ")?.parse().ok()?;
+        if head != len {
+            return None;
+        }
+        let mut bad = false;
+        let headers = std::iter::from_fn(|| {
+            let parsed = next_line()?.and_then(|l| {
+                let mut fields = l.split(' ');
+                let begin = match fields.next()? {
+                    "b" => true,
+                    "e" => false,
+                    _ => return None,
+                };
+                let byte = fields.next()?.parse().ok()?;
+                let line = fields.next()?.parse().ok()?;
+                fields
+                    .next()
+                    .is_none()
+                    .then_some((At { byte, line }, begin))
+            });
+            bad |= parsed.is_none();
+            parsed
+        });
+        let marks = Marks::from_headers(headers, len)?;
+        (!bad).then_some(marks)
     }
 
     /// The marks of a whole scan; `None` if some segment lacked offsets or a read failed.
@@ -292,39 +347,66 @@ impl Piece {
     }
 
     /// [`Piece::lines`] not yet checked to be UTF-8 (the record parser checks as it goes).
-    pub fn raw_lines<'s>(
-        &'s self,
-        path: &'s Path,
-    ) -> impl Iterator<Item = (u64, Result<&'s [u8], Problem>)> + 's {
-        let bytes = self.bytes.as_deref().unwrap_or_default();
-        let mut number = self.first_line;
-        let mut overlong = self.overlong.iter().copied().peekable();
-        // Each line with its `\n` (the last one may lack it), found by memchr: splitting with a
-        // byte predicate took a tenth of the reading time.
-        let mut start = 0;
-        let raw_lines = std::iter::from_fn(move || {
-            let rest = bytes.get(start..).filter(|r| !r.is_empty())?;
-            let len = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
-            start += len;
-            Some(&rest[..len])
-        });
-        raw_lines.filter_map(move |raw| {
-            let n = number;
-            number += 1;
-            if overlong.next_if_eq(&n).is_some() {
-                return Some((n, Err(overlong_problem(path, n))));
-            }
-            let line = trim_line_end(raw);
-            if line.iter().all(u8::is_ascii_whitespace) {
-                return None;
-            }
-            Some((n, Ok(line)))
-        })
+    pub fn raw_lines<'s>(&'s self, path: &'s Path) -> RawLines<'s> {
+        RawLines {
+            bytes: self.bytes.as_deref().unwrap_or_default(),
+            start: 0,
+            number: self.first_line,
+            overlong: &self.overlong,
+            path,
+        }
     }
 
     /// Bytes the piece holds (a dropped piece counts a little, so that batches of them end).
     fn weight(&self) -> usize {
         self.bytes.as_ref().map_or(64, |b| b.len())
+    }
+}
+
+/// The non-blank lines of a piece with their numbers ([`Piece::raw_lines`]), not yet checked
+/// to be UTF-8.
+pub struct RawLines<'s> {
+    bytes: &'s [u8],
+    /// Where the next line starts in `bytes`.
+    start: usize,
+    /// The next line's number.
+    number: u64,
+    /// The overlong lines' numbers not yet passed, in order.
+    overlong: &'s [u64],
+    path: &'s Path,
+}
+
+impl RawLines<'_> {
+    /// The number of the line after the last one taken, blank lines included: once every line
+    /// is taken, the first line of the piece after this one.
+    pub fn next_number(&self) -> u64 {
+        self.number
+    }
+}
+
+impl<'s> Iterator for RawLines<'s> {
+    type Item = (u64, Result<&'s [u8], Problem>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            // Each line with its `\n` (the last one may lack it), found by memchr: splitting
+            // with a byte predicate took a tenth of the reading time.
+            let rest = self.bytes.get(self.start..).filter(|r| !r.is_empty())?;
+            let len = memchr::memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+            self.start += len;
+            let n = self.number;
+            self.number += 1;
+            if let Some((&first, later)) = self.overlong.split_first()
+                && first == n
+            {
+                self.overlong = later;
+                return Some((n, Err(overlong_problem(self.path, n))));
+            }
+            let line = trim_line_end(&rest[..len]);
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                return Some((n, Ok(line)));
+            }
+        }
     }
 }
 
@@ -1293,6 +1375,46 @@ mod tests {
         "{\"k\" : \"begin\", \"test\":\"b\"}\r\n",
         "{\"k\":\"end\",\"test\":\"b\",\"outcome\":\"pass\"}"
     );
+
+    /// A marks file (`tests.marks`) is read as the marks it lists, for the length it names
+    /// only, and any line that is not a mark, one cut short or one too long for a mark makes
+    /// the whole file passed over.
+    #[test]
+    fn a_marks_file_is_taken_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tests.marks");
+        let read = |text: &str, len: u64| {
+            std::fs::write(&path, text).unwrap();
+            Marks::read(&path, len)
+        };
+        let at = |byte, line| At { byte, line };
+        let want = Marks::from_headers(
+            [(at(0, 1), true), (at(40, 3), false), (at(90, 4), true)],
+            120,
+        );
+        assert!(want.is_some());
+        let good = "paf-marks 1 120\nb 0 1\ne 40 3\nb 90 4\n";
+        assert_eq!(read(good, 120), want);
+        assert_eq!(read(good, 121), None, "made for another length");
+        for bad in [
+            "",
+            "paf-marks 1 120",
+            "paf-marks 2 120\nb 0 1\n",
+            "paf-marks 1 120\nb 0 1\ne 40 3\nb 90 4",
+            "paf-marks 1 120\nb 0 1\nx 40 3\nb 90 4\n",
+            "paf-marks 1 120\nb 0 1\ne 40 3 7\nb 90 4\n",
+            "paf-marks 1 120\nb 0 1\ne 40\nb 90 4\n",
+            "paf-marks 1 120\nb 0 1\ne 90 3\nb 40 4\n",
+            "paf-marks 1 120\nb 0 1\ne 40 3\nb 130 4\n",
+        ] {
+            assert_eq!(read(bad, 120), None, "{bad:?}");
+        }
+        let long = format!("paf-marks 1 120\nb 0 1\ne 40 {}3\nb 90 4\n", "0".repeat(60));
+        assert_eq!(read(&long, 120), None, "a line longer than a mark");
+        let short = "paf-marks 1 120\nb 0 1\ne 40 0003\nb 90 4\n";
+        assert_eq!(read(short, 120), want, "leading zeros are a number still");
+        assert_eq!(Marks::read(&dir.path().join("none"), 120), None);
+    }
 
     #[test]
     fn marks_of_another_file_are_dropped_where_they_do_not_fit() {

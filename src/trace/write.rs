@@ -89,6 +89,12 @@ pub struct BundleWriter {
     dir: PathBuf,
     tests: Box<dyn Write>,
     line: Vec<u8>,
+    /// Bytes and lines written to the tests file so far.
+    written: u64,
+    lines: u64,
+    /// For a plain tests file, the lines of its marks (`tests.marks`, docs/trace-format.md)
+    /// so far: where each header record is.
+    marks: Option<String>,
 }
 
 impl BundleWriter {
@@ -106,6 +112,7 @@ impl BundleWriter {
             "tests.jsonl.gz",
             "tests.jsonl.zst",
             "static-duas.jsonl",
+            super::MARKS_FILE,
         ] {
             let _ = fs::remove_file(dir.join(name));
         }
@@ -124,7 +131,20 @@ impl BundleWriter {
             dir: dir.to_path_buf(),
             tests,
             line: Vec::with_capacity(256),
+            written: 0,
+            lines: 0,
+            marks: (compression == Compression::None).then(String::new),
         })
+    }
+
+    /// The next record is a test's begin record (`begin`) or its end record: its place goes
+    /// into the marks.
+    pub fn mark(&mut self, begin: bool) {
+        if let Some(marks) = &mut self.marks {
+            use std::fmt::Write as _;
+            let kind = if begin { 'b' } else { 'e' };
+            let _ = writeln!(marks, "{kind} {} {}", self.written, self.lines + 1);
+        }
     }
 
     /// Appends one record of `tests.jsonl`.
@@ -132,6 +152,8 @@ impl BundleWriter {
         self.line.clear();
         serde_json::to_writer(&mut self.line, record)?;
         self.line.push(b'\n');
+        self.written += self.line.len() as u64;
+        self.lines += 1;
         self.tests.write_all(&self.line)
     }
 
@@ -140,8 +162,16 @@ impl BundleWriter {
         fs::write(self.dir.join(name), contents)
     }
 
-    /// Flushes everything; the bundle is complete when this returns.
+    /// Flushes everything and writes the marks of a plain tests file; the bundle is complete
+    /// when this returns.
     pub fn finish(mut self) -> io::Result<()> {
-        self.tests.flush()
+        self.tests.flush()?;
+        match self.marks {
+            Some(marks) => fs::write(
+                self.dir.join(super::MARKS_FILE),
+                format!("paf-marks 1 {}\n{marks}", self.written),
+            ),
+            None => Ok(()),
+        }
     }
 }

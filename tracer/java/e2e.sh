@@ -396,8 +396,9 @@ echo "ok: fence: the compact example's tests file, cut by its compactions, compr
 echo "== marks (the agent's places of each test's begin and end, docs/java.md \"How tracing runs\")"
 # paf's first read of a new bundle takes the lines the agent says its tests' begin and end records
 # are on instead of searching for them: they must be the file's own, also where the compactor cut
-# and rewrote the file (cap, whose file is then not "appended"), and where it only grew (library)
-marks_match() { # BUNDLE: .work/tests.marks against the header lines of tests.jsonl
+# and rewrote the file (cap, whose file is then not "appended"), and where it only grew (library).
+# A plain bundle keeps them as its tests.marks (docs/trace-format.md), which paf rank follows.
+marks_match() { # BUNDLE: tests.marks (the agent's, moved from .work) against the header lines of tests.jsonl
   python3 - "$1" <<'PY'
 import sys
 b = sys.argv[1]
@@ -409,7 +410,7 @@ with open(f"{b}/tests.jsonl", "rb") as f:
         elif open_ and line.startswith(b'{"k":"end"'):
             want.append(f"e {at} {n}"); open_ = False
         at += len(line)
-got = open(f"{b}/.work/tests.marks").read().splitlines()
+got = open(f"{b}/tests.marks").read().splitlines()
 assert got[0] == f"paf-marks 1 {at}", (got[0], at)
 assert got[1:] == want, f"{b}: the agent's marks are not the file's header lines"
 print(len(want))
@@ -425,6 +426,11 @@ grep -qx 'cut 0' "$OUT/cap-marks/.work/agent.0.txt" && { echo "FAIL: the cap exa
 [ ! -e "$OUT/cap-marks/.work/tests.appended" ] && [ -e "$OUT/library-marks/.work/tests.appended" ] \
   || { echo "FAIL: tests.appended must say exactly when the tests file only grew"; exit 1; }
 echo "ok: marks: the agent's $m1 and $m2 header lines of the cap and library examples are the files' own"
+"$PAF" rank "$OUT/library-marks" --format json > "$OUT/library-marks.rank.json"
+mv "$OUT/library-marks/tests.marks" "$OUT/library-marks.tests.marks"
+"$PAF" rank "$OUT/library-marks" --format json | cmp - "$OUT/library-marks.rank.json" \
+  || { echo "FAIL: paf rank must print the same with the bundle's tests.marks and without"; exit 1; }
+echo "ok: marks: paf rank prints the same with the library bundle's tests.marks and without"
 python3 "$ROOT/scripts/check-schema.py" "$OUT/motivating" "$OUT/library" "$OUT/static-state" "$OUT/robustness" \
   "$OUT/cases" "$OUT/cap" > /dev/null || { echo "FAIL: a bundle traced here does not match docs/trace-format.schema.json"; exit 1; }
 echo "ok: every bundle traced here matches docs/trace-format.schema.json"

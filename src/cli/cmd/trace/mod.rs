@@ -21,7 +21,7 @@ use clap::{Args, Subcommand};
 use super::super::{CliError, exit, output};
 use crate::engine::{self, Jobs};
 use crate::trace::Bundle;
-use crate::trace::scan::{At, Marks};
+use crate::trace::scan::Marks;
 use crate::trace::tail::{Tail, Word};
 use crate::trace::write::{Compression, compress_file};
 use crate::words;
@@ -266,6 +266,7 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
         }
     };
     let added = complete(hosted, tail, &staging, compression, a.verbose)?;
+    keep_marks(&staging, compression);
     if !a.keep_work {
         let _ = std::fs::remove_dir_all(staging.join(".work"));
     }
@@ -726,29 +727,21 @@ fn writers_word(work: &Path) -> Word {
 /// length it had then: the first read of the bundle goes to those lines instead of searching
 /// for them. Any line it cannot read, and the file is searched.
 fn agent_marks(work: &Path, tests: &Path) -> Option<Arc<Marks>> {
-    let text = std::fs::read_to_string(work.join("tests.marks")).ok()?;
-    let mut lines = text.lines();
-    let len: u64 = lines.next()?.strip_prefix("paf-marks 1 ")?.parse().ok()?;
-    if std::fs::metadata(tests).ok()?.len() != len {
-        return None;
+    let len = std::fs::metadata(tests).ok()?.len();
+    Marks::read(&work.join(crate::trace::MARKS_FILE), len).map(Arc::new)
+}
+
+/// Moves the agent's marks into a plain bundle (`tests.marks`: docs/trace-format.md), if they
+/// fit its tests file: `paf rank` then reads its failing tests at the marks. A bundle without
+/// them is read by searching, as before.
+fn keep_marks(staging: &Path, compression: Compression) {
+    let work = staging.join(".work");
+    if compression == Compression::None
+        && agent_marks(&work, &staging.join("tests.jsonl")).is_some()
+    {
+        let name = crate::trace::MARKS_FILE;
+        let _ = std::fs::rename(work.join(name), staging.join(name));
     }
-    let headers = lines
-        .map(|l| {
-            let mut fields = l.split(' ');
-            let begin = match fields.next()? {
-                "b" => true,
-                "e" => false,
-                _ => return None,
-            };
-            let byte = fields.next()?.parse().ok()?;
-            let line = fields.next()?.parse().ok()?;
-            fields
-                .next()
-                .is_none()
-                .then_some((At { byte, line }, begin))
-        })
-        .collect::<Option<Vec<_>>>()?;
-    Marks::from_headers(headers, len).map(Arc::new)
 }
 
 /// The tracing failed: stops the compression started beside it.

@@ -24,7 +24,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{channel, sync_channel};
+use std::sync::mpsc::channel;
 
 use memchr::memmem;
 
@@ -663,7 +663,6 @@ impl Scanner {
     pub fn trusting_marks(mut self) -> (Scanner, Arc<AtomicBool>) {
         let lost = Arc::new(AtomicBool::new(false));
         self.lines_lost = Some(Arc::clone(&lost));
-        self.buf.sparse();
         (self, lost)
     }
 
@@ -1143,20 +1142,38 @@ impl Iterator for Scanner {
 /// Piece bytes per batch handed to a worker: large enough that handing batches between threads
 /// costs little, small enough that the batches in flight stay a few megabytes.
 const BATCH_BYTES: usize = 1 << 19;
-/// Batches in flight to and from each worker.
-const IN_FLIGHT: usize = 2;
+/// What the batches dealt and not yet consumed may hold in memory ([`Cost::memory`]): bytes
+/// copied out of the file, the pages of a mapped file the scanner read (to find headers, to
+/// count lines) and the segments' results. Pieces of a mapped file that wait in a worker's queue
+/// hand their pages back first ([`RELEASE_AT`]), so the scanner can deal a large test to one
+/// worker and go on dealing the tests after it to the others (docs/performance.md,
+/// "Twenty-sixth round").
+const AHEAD: usize = 8 << 20;
+/// A mapped piece that does not end its segment, dealt to a worker with this many bytes or more
+/// still to work, hands back its pages ([`Bytes::release`]) and counts for nothing in
+/// [`AHEAD`]. A piece that ends a segment keeps them: that is every piece of a test smaller
+/// than a piece, whose pages the worker reads soon.
+const RELEASE_AT: usize = 4 * BATCH_BYTES;
+/// What a segment's results count for [`AHEAD`].
+const RESULT_COST: usize = 1 << 10;
+/// File bytes dealt and not yet consumed, however they are held: the windows they keep mapped
+/// are address space, not memory, but each piece is a record in memory.
+const BYTES_AHEAD: usize = 1 << 30;
 
 /// Runs `work` over every piece of `scanner` and hands each result to `consume` in file order.
 /// `work` sees the pieces of a segment in order on one worker and returns a result when it has
 /// one (typically at a segment's last piece). With `workers == 0` everything runs on the calling
 /// thread; otherwise the scanner runs on a thread of its own and deals batches of pieces to
-/// `workers` threads in turn (the pieces of one segment all to the same worker), and the
-/// calling thread takes their results back in the order the batches were dealt. The results,
-/// and so everything computed from them, are the same for any number of workers. Each worker
+/// `workers` threads (the pieces of one segment all to the same worker, each new segment to the
+/// worker with the fewest bytes still to work), and the calling thread puts their results back
+/// in the order the batches were dealt. The results, and so everything computed from them, are
+/// the same for any number of workers and whichever worker a segment went to. Each worker
 /// builds its own state with `make` (a worker-local symbol table, say).
 ///
-/// Plain threads and bounded channels rather than a work-stealing pool: idle pool threads
-/// spin, which on a two-core machine takes time from the scanner and the consumer.
+/// Plain threads and channels rather than a work-stealing pool: idle pool threads spin, which
+/// on a two-core machine takes time from the scanner and the consumer. How far the scanner
+/// runs ahead of the consumer is bounded by [`AHEAD`] and [`BYTES_AHEAD`], so memory does not
+/// grow with the file, and whatever one large test holds up is bounded too.
 pub fn map_pieces<W, R: Send>(
     scanner: impl Iterator<Item = Piece> + Send,
     workers: usize,
@@ -1173,59 +1190,230 @@ pub fn map_pieces<W, R: Send>(
         }
         return;
     }
+    let flow = Flow::new(workers);
     std::thread::scope(|s| {
+        let (out_tx, out_rx) = channel::<(u64, Vec<R>, Cost)>();
         let mut to_workers = Vec::new();
-        let mut from_workers = Vec::new();
-        for _ in 0..workers {
-            let (piece_tx, piece_rx) = sync_channel::<Vec<Piece>>(IN_FLIGHT);
-            let (out_tx, out_rx) = sync_channel::<Vec<R>>(IN_FLIGHT);
-            let (make, work) = (&make, &work);
+        for k in 0..workers {
+            let (piece_tx, piece_rx) = channel::<Batch>();
+            let (make, work, flow, out_tx) = (&make, &work, &flow, out_tx.clone());
             s.spawn(move || {
+                // a worker that panics stops the scanner, which could otherwise wait forever
+                let _stop = flow.stop_on_drop();
                 let mut w = make();
                 for batch in piece_rx {
-                    let out: Vec<R> = batch.into_iter().filter_map(|p| work(&mut w, p)).collect();
-                    if out_tx.send(out).is_err() {
+                    let cost = batch.cost;
+                    let out: Vec<R> = batch
+                        .pieces
+                        .into_iter()
+                        .filter_map(|p| work(&mut w, p))
+                        .collect();
+                    flow.worked(k, &cost);
+                    if out_tx.send((batch.seq, out, cost)).is_err() {
                         return;
                     }
                 }
             });
             to_workers.push(piece_tx);
-            from_workers.push(out_rx);
         }
-        // Which worker each batch went to, in the order dealt: the consumer follows it.
-        let (order_tx, order_rx) = channel::<usize>();
+        drop(out_tx);
+        let flow = &flow;
         s.spawn(move || {
-            let mut worker = 0;
+            let _stop = flow.stop_on_drop();
+            let mut seq = 0;
+            // the worker of the segment the last batch left unfinished
+            let mut open = None;
             let mut batch = Vec::new();
-            let mut size = 0;
+            let mut cost = Cost::default();
+            let mut deal = |batch: Vec<Piece>, cost: Cost, worker: usize| {
+                let Some(cost) = flow.wait_room(worker, cost) else {
+                    return false;
+                };
+                if cost.released {
+                    batch
+                        .iter()
+                        .filter(|p| p.end.is_none())
+                        .filter_map(|p| p.bytes.as_ref())
+                        .for_each(|b| {
+                            b.release();
+                        });
+                }
+                let sent = to_workers[worker].send(Batch {
+                    seq,
+                    pieces: batch,
+                    cost,
+                });
+                seq += 1;
+                sent.is_ok()
+            };
+            let mut worker = 0;
             for piece in scanner {
-                size += piece.weight();
+                if batch.is_empty() {
+                    worker = open.unwrap_or_else(|| flow.least_loaded());
+                }
+                cost.add(&piece);
                 let ends = piece.end.is_some();
                 batch.push(piece);
-                if size >= BATCH_BYTES {
-                    if to_workers[worker].send(std::mem::take(&mut batch)).is_err()
-                        || order_tx.send(worker).is_err()
-                    {
+                if cost.bytes >= BATCH_BYTES {
+                    // the rest of an unfinished segment goes to the same worker
+                    open = (!ends).then_some(worker);
+                    if !deal(
+                        std::mem::take(&mut batch),
+                        std::mem::take(&mut cost),
+                        worker,
+                    ) {
                         return;
-                    }
-                    size = 0;
-                    // The rest of an unfinished segment goes to the same worker.
-                    if ends {
-                        worker = (worker + 1) % workers;
                     }
                 }
             }
-            if !batch.is_empty() && to_workers[worker].send(batch).is_ok() {
-                let _ = order_tx.send(worker);
+            if !batch.is_empty() {
+                deal(batch, cost, worker);
             }
         });
-        for worker in order_rx {
-            let Ok(out) = from_workers[worker].recv() else {
-                break;
-            };
-            out.into_iter().for_each(&mut consume);
+        // a consumer that panics stops the scanner too
+        let _stop = flow.stop_on_drop();
+        let mut waiting = std::collections::BTreeMap::new();
+        let mut next = 0;
+        for (seq, out, cost) in out_rx {
+            waiting.insert(seq, (out, cost));
+            while let Some((out, cost)) = waiting.remove(&next) {
+                out.into_iter().for_each(&mut consume);
+                flow.consumed(&cost);
+                next += 1;
+            }
         }
     });
+}
+
+/// Pieces dealt to a worker at once, numbered in the order dealt.
+struct Batch {
+    seq: u64,
+    pieces: Vec<Piece>,
+    cost: Cost,
+}
+
+/// What a batch holds, for the bounds of [`map_pieces`].
+#[derive(Clone, Copy, Debug, Default)]
+struct Cost {
+    /// Bytes of its pieces, mapped or copied (a dropped piece counts a little, so that batches
+    /// of them end).
+    bytes: usize,
+    /// Bytes of its mapped pieces that do not end their segment: those it may release.
+    releasable: usize,
+    /// Segments that end in it.
+    ends: usize,
+    /// Whether its releasable pieces released their pages.
+    released: bool,
+}
+
+impl Cost {
+    fn add(&mut self, piece: &Piece) {
+        self.bytes += piece.weight();
+        if let (Some(b @ Bytes::Mapped(..)), None) = (&piece.bytes, &piece.end) {
+            self.releasable += b.len();
+        }
+        self.ends += usize::from(piece.end.is_some());
+    }
+
+    /// What it counts for [`AHEAD`].
+    fn memory(&self) -> usize {
+        let kept = if self.released { 0 } else { self.releasable };
+        self.bytes - self.releasable + kept + self.ends * RESULT_COST
+    }
+}
+
+/// What the scanner of [`map_pieces`] has dealt and the consumer not yet taken back.
+struct Flow {
+    state: std::sync::Mutex<FlowState>,
+    changed: std::sync::Condvar,
+}
+
+struct FlowState {
+    /// [`Cost::memory`] of the batches in flight.
+    memory: usize,
+    /// Their [`Cost::bytes`].
+    bytes: usize,
+    /// Per worker, the bytes dealt to it that it has not worked yet.
+    load: Vec<usize>,
+    /// Set when a thread of the run ended early (a panic): the scanner stops dealing.
+    stopped: bool,
+}
+
+impl Flow {
+    fn new(workers: usize) -> Flow {
+        Flow {
+            state: std::sync::Mutex::new(FlowState {
+                memory: 0,
+                bytes: 0,
+                load: vec![0; workers],
+                stopped: false,
+            }),
+            changed: std::sync::Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, FlowState> {
+        // a thread that panicked holding the lock left counts that are still usable
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The worker with the fewest bytes to work (the first of them).
+    fn least_loaded(&self) -> usize {
+        let state = self.lock();
+        (0..state.load.len())
+            .min_by_key(|&k| state.load[k])
+            .unwrap_or(0)
+    }
+
+    /// Waits until a batch fits the bounds (one always does when nothing is in flight) and
+    /// counts it as dealt to `worker`: its cost, with whether it is to release its pages
+    /// ([`RELEASE_AT`]); `None` if the run stopped.
+    fn wait_room(&self, worker: usize, mut cost: Cost) -> Option<Cost> {
+        let mut state = self.lock();
+        loop {
+            if state.stopped {
+                return None;
+            }
+            cost.released = cost.releasable > 0 && state.load[worker] >= RELEASE_AT;
+            let fits = state.bytes == 0
+                || (state.memory + cost.memory() <= AHEAD
+                    && state.bytes + cost.bytes <= BYTES_AHEAD);
+            if fits {
+                state.memory += cost.memory();
+                state.bytes += cost.bytes;
+                state.load[worker] += cost.bytes;
+                return Some(cost);
+            }
+            state = self.changed.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// A worker has worked a batch.
+    fn worked(&self, worker: usize, cost: &Cost) {
+        let mut state = self.lock();
+        state.load[worker] -= cost.bytes;
+    }
+
+    /// The consumer has taken a batch's results.
+    fn consumed(&self, cost: &Cost) {
+        let mut state = self.lock();
+        state.memory -= cost.memory();
+        state.bytes -= cost.bytes;
+        drop(state);
+        self.changed.notify_all();
+    }
+
+    /// A guard that stops the run when dropped (at a thread's end, or as it unwinds).
+    fn stop_on_drop(&self) -> impl Drop + '_ {
+        struct Stop<'f>(&'f Flow);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.lock().stopped = true;
+                self.0.changed.notify_all();
+            }
+        }
+        Stop(self)
+    }
 }
 
 /// The bytes read so far through a handle from [`Scanner::bytes_read`].
@@ -1810,6 +1998,100 @@ mod tests {
         assert_eq!(want[1], (1, 20_002));
         for workers in [1, 3] {
             assert_eq!(run(workers), want, "{workers} workers");
+        }
+    }
+
+    /// The work over a mapped file's pieces, one result per segment: its ordinal, its lines and
+    /// a sum of its bytes, so that a piece whose bytes changed on the way would show.
+    fn mapped_results(text: &[u8], workers: usize) -> Vec<(usize, usize, u64)> {
+        let (scanner, _dir) = mapped_scanner(text, Keep::All, WINDOW);
+        let mut out = Vec::new();
+        map_pieces(
+            scanner,
+            workers,
+            || (usize::MAX, 0usize, 0u64),
+            |(ordinal, lines, sum), piece| {
+                if *ordinal != piece.ordinal {
+                    (*ordinal, *lines, *sum) = (piece.ordinal, 0, 0);
+                }
+                *lines += piece.lines(Path::new("t")).count();
+                let bytes = piece.bytes.as_deref().unwrap_or_default();
+                *sum += bytes.iter().map(|&b| u64::from(b)).sum::<u64>();
+                piece.end.map(|s| (s.ordinal, *lines, *sum))
+            },
+            |o| out.push(o),
+        );
+        out
+    }
+
+    /// Tests of a few megabytes each among small ones, in a mapped file: the scanner deals a
+    /// large test's pieces ahead of its worker (handing their pages back: [`RELEASE_AT`]) and
+    /// goes on with the small tests after it on the other workers, and the results still come
+    /// back whole and in file order.
+    #[test]
+    fn large_tests_among_small_ones_come_back_in_file_order() {
+        let mut text = String::new();
+        for t in 0..300 {
+            let filler = match t % 50 {
+                3 => 400_000,
+                4 => 250_000,
+                _ => t % 7,
+            };
+            text.push_str(&format!("{{\"k\":\"begin\",\"test\":\"t{t}\"}}\n"));
+            for i in 0..filler {
+                text.push_str(&format!("{{\"k\":\"use\",\"n\":{}}}\n", i % 10));
+            }
+            text.push_str(&format!(
+                "{{\"k\":\"end\",\"test\":\"t{t}\",\"outcome\":\"pass\"}}\n"
+            ));
+        }
+        assert!(
+            text.len() > 8 * RELEASE_AT,
+            "large tests outgrow a worker's queue"
+        );
+        let want = mapped_results(text.as_bytes(), 0);
+        assert_eq!(want.len(), 301);
+        assert_eq!(want[4].1, 400_002);
+        for workers in [1, 2, 3] {
+            assert_eq!(
+                mapped_results(text.as_bytes(), workers),
+                want,
+                "{workers} workers"
+            );
+        }
+    }
+
+    /// A worker or a consumer that panics ends the run with that panic: the scanner, which may
+    /// be waiting for room, stops instead of waiting for ever.
+    #[test]
+    fn a_panic_in_a_worker_or_the_consumer_ends_the_run() {
+        let text: String = (0..3000)
+            .map(|t| format!("{{\"k\":\"begin\",\"test\":\"t{t}\"}}\n{{\"k\":\"end\",\"test\":\"t{t}\",\"outcome\":\"pass\"}}\n"))
+            .collect();
+        for workers in [1, 2] {
+            let worker_panics = std::panic::catch_unwind(|| {
+                map_pieces(
+                    scanner(text.as_bytes(), Keep::All),
+                    workers,
+                    || (),
+                    |(), piece| {
+                        assert!(piece.ordinal != 1000, "worker stops");
+                        piece.end
+                    },
+                    |_| {},
+                )
+            });
+            assert!(worker_panics.is_err(), "{workers} workers");
+            let consumer_panics = std::panic::catch_unwind(|| {
+                map_pieces(
+                    scanner(text.as_bytes(), Keep::All),
+                    workers,
+                    || (),
+                    |(), piece| piece.end,
+                    |seg| assert!(seg.ordinal != 10, "consumer stops"),
+                )
+            });
+            assert!(consumer_panics.is_err(), "{workers} workers");
         }
     }
 }

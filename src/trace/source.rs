@@ -4,8 +4,10 @@
 //! for every byte, in both passes of `paf rank` (docs/performance.md, "Sixth round").
 //!
 //! A window maps a few megabytes of the file; a piece holds the window its bytes are in, so a
-//! window is unmapped when the scanner has moved past it and its last piece is dropped. Resident
-//! memory is then a few windows, whatever the size of the file.
+//! window is unmapped when the scanner has moved past it and its last piece is dropped. A page is
+//! read in when touched, and the pieces that wait in a worker's queue hand back the pages the
+//! scanner touched ([`Bytes::release`]), so resident memory is the pages of a few windows,
+//! whatever the size of the file and however far the scanner deals ahead of the workers.
 //!
 //! The price of mapping: if another process truncates the file while paf reads it, reading the
 //! lost pages kills paf with SIGBUS instead of ending the file with a problem (docs/robustness.md
@@ -47,6 +49,49 @@ impl Deref for Bytes {
     }
 }
 
+impl Bytes {
+    /// Hands back to the kernel the resident pages that lie wholly inside a mapped piece, so
+    /// that a piece that waits in a worker's queue after the scanner read it does not keep them
+    /// in memory: they are read again, from the page cache, when the worker reads the piece.
+    /// Pages shared with a neighbouring piece are left alone. Copied bytes stay as they are.
+    /// The bytes handed back.
+    pub fn release(&self) -> usize {
+        let Bytes::Mapped(window, range) = self else {
+            return 0;
+        };
+        let page = page_size();
+        let at = window.as_ptr() as usize + range.start;
+        let start = at.next_multiple_of(page) - at + range.start;
+        let end = (at + range.len()) / page * page - at + range.start;
+        if end > start {
+            // SAFETY: the window is mapped read-only from a file, shared: a page dropped here is
+            // read again from the file at its next access. Its bytes are those it had, unless
+            // the file changes under paf, which a mapping cannot guard against anyway (module
+            // docs). Advice is only a hint: an error changes nothing.
+            let advised = unsafe {
+                window.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    start,
+                    end - start,
+                )
+            };
+            if advised.is_ok() {
+                return end - start;
+            }
+        }
+        0
+    }
+}
+
+fn page_size() -> usize {
+    static PAGE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    // SAFETY: sysconf has no preconditions.
+    *PAGE.get_or_init(|| match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
+        n if n > 0 => n as usize,
+        _ => 4096,
+    })
+}
+
 impl fmt::Debug for Bytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Bytes({})", String::from_utf8_lossy(self))
@@ -80,9 +125,6 @@ pub(super) struct Mapped {
     /// Bytes a new window maps, at least.
     window_bytes: usize,
     read: Arc<AtomicU64>,
-    /// New windows are read into memory as they are mapped (the scan reads most of their
-    /// bytes); not when the scan reads little but the lines marks point to.
-    populate: bool,
 }
 
 impl Buffer {
@@ -118,7 +160,6 @@ impl Buffer {
             &file,
             range.start,
             window_bytes.min(len_usize(len.saturating_sub(range.start))),
-            true,
         )?;
         Ok(Buffer::Mapped(Mapped {
             file: Arc::new(file),
@@ -129,16 +170,7 @@ impl Buffer {
             end: 0,
             window_bytes,
             read,
-            populate: true,
         }))
-    }
-
-    /// New windows are not read into memory as they are mapped: the scan reads few of their
-    /// bytes ([`super::scan::Scanner::trusting_marks`]); a page is read when touched.
-    pub(super) fn sparse(&mut self) {
-        if let Buffer::Mapped(m) = self {
-            m.populate = false;
-        }
     }
 
     pub(super) fn bytes(&self) -> &[u8] {
@@ -244,7 +276,7 @@ impl Mapped {
         let len = (held + more)
             .max(self.window_bytes)
             .min(len_usize(self.len - from));
-        self.window = Arc::new(map(&self.file, from, len, self.populate)?);
+        self.window = Arc::new(map(&self.file, from, len)?);
         self.offset = from;
         self.start = 0;
         self.end = held;
@@ -253,12 +285,12 @@ impl Mapped {
 }
 
 /// Maps `len` bytes of `file` from `offset` (memmap2 aligns the offset to a page itself).
-fn map(file: &File, offset: u64, len: usize, populate: bool) -> io::Result<Mmap> {
+/// The pages are not read in as the window is mapped, but as they are touched: windows may wait
+/// in a worker's queue, their pages handed back ([`Bytes::release`]), and a scan that follows
+/// marks reads little but the header lines (docs/performance.md, "Twenty-sixth round").
+fn map(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
     let mut options = MmapOptions::new();
     options.offset(offset).len(len);
-    if populate {
-        options.populate();
-    }
     // SAFETY: paf only reads the mapping. Another process may change the file meanwhile; the
     // bytes read are then whatever the file holds, which every later check treats as untrusted
     // input, and a truncation raises SIGBUS (the module's doc says so).
@@ -337,6 +369,51 @@ mod tests {
         }
         assert_eq!(read.load(Ordering::Relaxed), len as u64);
         out
+    }
+
+    /// A mapped piece that hands its pages back still reads as the file's bytes, whatever its
+    /// alignment, and so do its neighbours (the pages it shares with them are kept).
+    #[test]
+    fn a_released_piece_reads_the_same() {
+        let text: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t");
+        std::fs::write(&path, &text).unwrap();
+        let file = File::open(&path).unwrap();
+        let mut buffer = Buffer::mapped(file, Arc::default(), 1 << 20).unwrap();
+        assert!(!buffer.fill(1 << 20).unwrap() || buffer.len() == text.len());
+        for cut in [
+            (0, 4096),
+            (1, 9000),
+            (4095, 4097),
+            (5000, 70_000),
+            (3, 199_999),
+        ] {
+            let pieces = [
+                buffer.piece(0..cut.0),
+                buffer.piece(cut.0..cut.1),
+                buffer.piece(cut.1..text.len()),
+            ];
+            // the pages wholly inside the piece, worked out by hand (the window starts at a page)
+            let page = page_size();
+            let inside = (cut.1 / page * page).saturating_sub(cut.0.next_multiple_of(page));
+            assert_eq!(pieces[1].release(), inside, "{cut:?}");
+            for (piece, range) in pieces
+                .iter()
+                .zip([0..cut.0, cut.0..cut.1, cut.1..text.len()])
+            {
+                assert_eq!(&piece[..], &text[range.clone()], "{cut:?}: {range:?}");
+            }
+            pieces.iter().for_each(|p| {
+                p.release();
+            });
+            let whole: Vec<u8> = pieces.iter().flat_map(|p| p.iter().copied()).collect();
+            assert_eq!(whole, text, "{cut:?}, all released");
+        }
+        // copied bytes are left as they are
+        let owned = Bytes::Owned(b"abc".to_vec());
+        assert_eq!(owned.release(), 0);
+        assert_eq!(&owned[..], b"abc");
     }
 
     #[test]

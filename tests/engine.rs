@@ -95,8 +95,11 @@ fn engine(dir: &Path, options: &Options, jobs: usize) -> (Bundle, Analysis) {
 
 fn check(config: SynthConfig, max_covering: usize) {
     // Every plain bundle is scanned in two halves when there are threads for it (pass 1 of
-    // `-j 3`; the reference and `-j 1` scan whole): the halves must change nothing.
+    // `-j 3`; the reference and `-j 1` scan whole): the halves must change nothing. Every
+    // compressed one is read in shares in pass 2, one scan per thread (every test counts as
+    // large): the shares must change nothing either.
     paf::trace::split::split_from(1);
+    paf::engine::large_tests_from(1);
     let dir = tempfile::tempdir().unwrap();
     synth::generate(&config, dir.path()).unwrap();
     let options = Options {
@@ -179,8 +182,14 @@ fn check(config: SynthConfig, max_covering: usize) {
             packed.path(),
         )
         .unwrap();
-        let (bundle, got) = engine(packed.path(), &options, 2);
-        assert_eq!(outputs(&bundle, &got).0, want_json, "{compression:?}");
+        for jobs in [2, 3] {
+            let (bundle, got) = engine(packed.path(), &options, jobs);
+            assert_eq!(
+                outputs(&bundle, &got).0,
+                want_json,
+                "{compression:?} -j {jobs}"
+            );
+        }
     }
 }
 

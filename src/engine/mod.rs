@@ -710,6 +710,99 @@ fn theta_table(
     duas
 }
 
+/// Tests of this many bytes or more are large for [`shares`]: several times what
+/// [`scan::map_pieces`] lets its scanner deal ahead of the workers.
+pub const LARGE_TEST: u64 = 32 << 20;
+/// The size from which [`shares`] counts a test as large: [`LARGE_TEST`] but in tests
+/// ([`large_tests_from`]).
+static LARGE_FROM: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(LARGE_TEST);
+
+/// Makes pass 2 count tests of `bytes` or more as large, in this process: for tests of the
+/// engine, whose bundles are small, to compare compressed files read in shares with the
+/// reference.
+#[doc(hidden)]
+pub fn large_tests_from(bytes: u64) {
+    LARGE_FROM.store(bytes, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// How pass 2 shares out a compressed tests file of which a quarter or more is in large tests
+/// ([`LARGE_TEST`]): which of `jobs` threads owns each segment, by ordinal, largest first to
+/// the share with the fewest bytes so far, each thread reading the whole file for itself
+/// ([`scan::map_shares`]). `None` for one scanner dealing to the workers: a plain file, whose
+/// waiting pieces cost no memory, a file without large tests, where a second decompression
+/// would cost more than it frees, or no marks to measure the tests by.
+fn shares(bundle: &Bundle, marks: Option<&Marks>, jobs: Jobs) -> Option<Vec<usize>> {
+    let n = jobs.workers();
+    if n < 2 || !bundle.tests.compressed() {
+        return None;
+    }
+    let sizes = marks?.sizes();
+    let total: u64 = sizes.iter().sum();
+    let from = LARGE_FROM.load(std::sync::atomic::Ordering::Relaxed);
+    let large: u64 = sizes.iter().filter(|&&b| b >= from).sum();
+    if large == 0 || large < total / 4 {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by_key(|&o| std::cmp::Reverse(sizes[o]));
+    let mut load = vec![0u64; n];
+    let mut owners = vec![0; sizes.len()];
+    for o in order {
+        let k = (0..n).min_by_key(|&k| load[k]).unwrap_or(0);
+        owners[o] = k;
+        load[k] += sizes[o];
+    }
+    Some(owners)
+}
+
+/// What pass 2's scan for `share` keeps: every segment but the failing ones (pass 1's) and,
+/// when the file is shared out, those another share owns.
+fn share_keep(failing: &[usize], owners: Option<&[usize]>, share: usize) -> Keep {
+    let mut except: Vec<usize> = failing.to_vec();
+    if let Some(owners) = owners {
+        except.extend((0..owners.len()).filter(|&o| owners[o] != share));
+        except.sort_unstable();
+        except.dedup();
+    }
+    Keep::Except(except.into())
+}
+
+/// Pass 2's scans of the tests file, each following pass 1's `marks` and leaving out the
+/// `failing` tests: one that deals to the workers, or one per share ([`shares`]); and the
+/// merge, which reports progress by the first scan's bytes.
+fn pass_two_scans<'p>(
+    bundle: &Bundle,
+    failing: &[usize],
+    keep_ids: bool,
+    jobs: Jobs,
+    marks: Option<Arc<Marks>>,
+    progress: &'p mut dyn Progress,
+    offset: u64,
+) -> Result<(Merge<'p>, scan::Spread<'static>), Vec<Problem>> {
+    let owners = shares(bundle, marks.as_deref(), jobs);
+    let keep = |share| share_keep(failing, owners.as_deref(), share);
+    let (merge, scanner) = Merge::start(
+        &bundle.tests,
+        keep(0),
+        keep_ids,
+        progress,
+        offset,
+        marks.clone(),
+    )?;
+    let mut scanners: Vec<Box<dyn Iterator<Item = Piece> + Send>> = vec![Box::new(scanner)];
+    for share in 1..owners.as_ref().map_or(1, |_| jobs.workers()) {
+        let scanner = bundle.tests.scan(keep(share)).map_err(|p| vec![p])?;
+        scanners.push(Box::new(scanner.following(marks.clone())));
+    }
+    Ok((
+        merge,
+        match owners {
+            Some(owners) => scan::Spread::Shares(scanners, owners),
+            None => scan::Spread::Deal(scanners, jobs.workers()),
+        },
+    ))
+}
+
 /// Reads and analyzes every test of the bundle with `jobs` threads. All problems found are
 /// returned together.
 ///
@@ -753,12 +846,19 @@ fn analyze_by(
 
     // Pass 2: every other test, checked and replayed on the workers, merged in bundle order.
     let path = bundle.tests.path();
-    let keep = Keep::Except(first.failing.iter().copied().collect());
     // `rank --od` needs every id: an isolated failure joins the test of the same id.
     let keep_ids = options.all_ids || !options.isolated.is_empty();
     // Pass 1's marks spare pass 2 the search for headers.
     let marks = first.marks(bundle);
-    let (mut merge, scanner) = Merge::start(&bundle.tests, keep, keep_ids, progress, size, marks)?;
+    let (mut merge, spread) = pass_two_scans(
+        bundle,
+        &first.failing,
+        keep_ids,
+        jobs,
+        marks,
+        progress,
+        size,
+    )?;
     let mut symbols = first.symbols;
     let shared = symbols.clone();
     let mut outcomes = Vec::new();
@@ -772,9 +872,8 @@ fn analyze_by(
     let mut changed = false;
     let wants = |stmt, var| interest.wants_use(stmt, var);
     let wants: &(dyn Fn(_, _) -> bool + Sync) = &wants;
-    scan::map_pieces(
-        scanner,
-        jobs.workers(),
+    scan::map_spread(
+        spread,
         || (LocalSymbols::new(&shared), Feed::new()),
         |(local, feed), piece| {
             let (seg, results) = feed.piece(piece, path, local, statements, |_, _| {

@@ -142,6 +142,11 @@ impl TestsFile {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// The tests file is compressed (gzip or zstd): it can only be read from its start.
+    pub fn compressed(&self) -> bool {
+        lines::compressed(&self.path)
+    }
 }
 
 /// An opened bundle: its small tables in memory, its tests still on disk.

@@ -24,7 +24,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::channel;
+use std::sync::mpsc::{channel, sync_channel};
 
 use memchr::memmem;
 
@@ -274,24 +274,48 @@ impl Replay {
     /// The next mark (where it is, whether it is a begin record, where the one after it is
     /// in `marks.bytes`) without taking it.
     fn peek(&self) -> Option<(At, bool, usize)> {
-        let (v, next) = self.varint(self.at)?;
+        self.marks.mark(self.at, self.last)
+    }
+}
+
+impl Marks {
+    /// The mark whose bytes start at `from` in `bytes`, the one before it at `last`: where it
+    /// is, whether it is a begin record, and where the next one's bytes start.
+    fn mark(&self, from: usize, last: At) -> Option<(At, bool, usize)> {
+        let (v, next) = self.varint(from)?;
         let (lines, next) = self.varint(next)?;
         let at = At {
-            byte: self.last.byte + (v >> 1),
-            line: self.last.line + lines,
+            byte: last.byte + (v >> 1),
+            line: last.line + lines,
         };
         Some((at, v & 1 == 1, next))
     }
 
     fn varint(&self, from: usize) -> Option<(u64, usize)> {
         let mut v = 0u64;
-        for (i, &b) in self.marks.bytes.get(from..)?.iter().enumerate().take(10) {
+        for (i, &b) in self.bytes.get(from..)?.iter().enumerate().take(10) {
             v |= u64::from(b & 0x7f) << (7 * i);
             if b < 0x80 {
                 return Some((v, from + i + 1));
             }
         }
         None
+    }
+
+    /// The bytes of each segment, by ordinal: the lines before the first `begin` record
+    /// (ordinal 0), then each test from its `begin` record to the next one or the file's end.
+    pub fn sizes(&self) -> Vec<u64> {
+        let mut sizes = Vec::new();
+        let (mut at, mut last, mut start) = (0, At { byte: 0, line: 1 }, 0);
+        while let Some((mark, begin, next)) = self.mark(at, last) {
+            if begin {
+                sizes.push(mark.byte - start);
+                start = mark.byte;
+            }
+            (at, last) = (next, mark);
+        }
+        sizes.push(self.len.saturating_sub(start));
+        sizes
     }
 }
 
@@ -1285,6 +1309,91 @@ pub fn map_pieces<W, R: Send>(
     });
 }
 
+/// How a pass's scans reach its workers: [`map_pieces`] (one scanner dealing to this many
+/// workers; several scanners are read one after the other) or [`map_shares`] (a scanner and
+/// a thread per share, with the share that owns each segment, by ordinal; a segment past the
+/// list is the first share's).
+pub enum Spread<'s> {
+    Deal(Vec<Box<dyn Iterator<Item = Piece> + Send + 's>>, usize),
+    Shares(Vec<Box<dyn Iterator<Item = Piece> + Send + 's>>, Vec<usize>),
+}
+
+/// Runs `work` over the pieces of `spread` and hands the results to `consume` in file order.
+pub fn map_spread<W, R: Send>(
+    spread: Spread<'_>,
+    make: impl Fn() -> W + Sync,
+    work: impl Fn(&mut W, Piece) -> Option<R> + Sync,
+    consume: impl FnMut(R),
+) {
+    match spread {
+        Spread::Deal(scanners, workers) => {
+            map_pieces(scanners.into_iter().flatten(), workers, make, work, consume);
+        }
+        Spread::Shares(scanners, owners) => {
+            let owner = |ordinal: usize| owners.get(ordinal).copied().unwrap_or(0);
+            map_shares(scanners, owner, make, work, consume);
+        }
+    }
+}
+
+/// Results waiting per share of [`map_shares`]: a share may work this many tests past one
+/// that another share is still on (a test's results are a few hundred bytes to kilobytes).
+const SHARE_RESULTS: usize = 4096;
+
+/// [`map_pieces`] over several scans of the same file, one per thread, each working the
+/// segments `owner` gives it and passing over the others: the results of all are handed to
+/// `consume` in file order (by segment ordinal). For a compressed file with tests much larger
+/// than what [`map_pieces`] lets its scanner deal ahead ([`AHEAD`]): there one scanner cannot go
+/// past a large test while a worker parses it, and here each thread decompresses the file
+/// for itself (docs/performance.md, "Twenty-sixth round"). Each scan should keep the bytes of
+/// the segments its share owns; `work` and the results are as in [`map_pieces`], the same
+/// whichever share a segment went to.
+pub fn map_shares<W, R: Send>(
+    scanners: Vec<Box<dyn Iterator<Item = Piece> + Send + '_>>,
+    owner: impl Fn(usize) -> usize + Sync,
+    make: impl Fn() -> W + Sync,
+    work: impl Fn(&mut W, Piece) -> Option<R> + Sync,
+    mut consume: impl FnMut(R),
+) {
+    std::thread::scope(|s| {
+        let mut streams = Vec::new();
+        for (k, scanner) in scanners.into_iter().enumerate() {
+            let (tx, rx) = sync_channel::<(usize, R)>(SHARE_RESULTS);
+            let (owner, make, work) = (&owner, &make, &work);
+            s.spawn(move || {
+                let mut w = make();
+                for piece in scanner.filter(|p| owner(p.ordinal) == k) {
+                    let ordinal = piece.ordinal;
+                    if let Some(r) = work(&mut w, piece)
+                        && tx.send((ordinal, r)).is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+            streams.push((rx, None));
+        }
+        // Each share's results come in file order: merge them, taking the smallest head. A
+        // share whose thread panicked ends early; the scope then hands its panic on.
+        loop {
+            for (rx, head) in &mut streams {
+                if head.is_none() {
+                    *head = rx.recv().ok();
+                }
+            }
+            let next = (0..streams.len())
+                .filter_map(|k| streams[k].1.as_ref().map(|(ordinal, _)| (*ordinal, k)))
+                .min();
+            let Some((_, k)) = next else {
+                break;
+            };
+            if let Some((_, r)) = streams[k].1.take() {
+                consume(r);
+            }
+        }
+    });
+}
+
 /// Pieces dealt to a worker at once, numbered in the order dealt.
 struct Batch {
     seq: u64,
@@ -2059,6 +2168,83 @@ mod tests {
                 "{workers} workers"
             );
         }
+    }
+
+    /// Shares of a file, each scan working the segments it owns, give the results of one
+    /// thread, in file order, however the segments are owned; a share that panics ends the run.
+    #[test]
+    fn shares_give_the_results_of_one_thread_in_file_order() {
+        let mut text = String::new();
+        for t in 0..500 {
+            text.push_str(&format!("{{\"k\":\"begin\",\"test\":\"t{t}\"}}\n"));
+            for _ in 0..(t % 13) * 1000 {
+                text.push_str("{\"k\":\"use\"}\n");
+            }
+            text.push_str(&format!(
+                "{{\"k\":\"end\",\"test\":\"t{t}\",\"outcome\":\"pass\"}}\n"
+            ));
+        }
+        let work = |(): &mut (), piece: Piece| {
+            let lines = piece.lines(Path::new("t")).count();
+            Some((piece.ordinal, lines, piece.end.is_some()))
+        };
+        let mut want = Vec::new();
+        map_pieces(
+            scanner(text.as_bytes(), Keep::All),
+            0,
+            || (),
+            work,
+            |r| want.push(r),
+        );
+        let owners: [&(dyn Fn(usize) -> usize + Sync); 4] =
+            [&|_| 0, &|o| o % 2, &|o| usize::from(o > 250) * 2, &|o| {
+                (o * 7919) % 3
+            }];
+        for (i, owner) in owners.into_iter().enumerate() {
+            let scans: Vec<Box<dyn Iterator<Item = Piece> + Send>> = (0..3)
+                .map(|_| Box::new(scanner(text.as_bytes(), Keep::All)) as Box<_>)
+                .collect();
+            let mut got = Vec::new();
+            map_shares(scans, owner, || (), work, |r| got.push(r));
+            assert_eq!(got, want, "owners {i}");
+        }
+        let panics = std::panic::catch_unwind(|| {
+            let scans: Vec<Box<dyn Iterator<Item = Piece> + Send>> = (0..2)
+                .map(|_| Box::new(scanner(text.as_bytes(), Keep::All)) as Box<_>)
+                .collect();
+            map_shares(
+                scans,
+                |o| o % 2,
+                || (),
+                |(), piece| {
+                    assert!(piece.ordinal != 301, "share stops");
+                    piece.end
+                },
+                |_| {},
+            )
+        });
+        assert!(panics.is_err());
+    }
+
+    /// A segment's size from the marks: from its begin record to the next one, or to the end.
+    #[test]
+    fn marks_give_each_segments_size() {
+        let at = |byte, line| At { byte, line };
+        // a lead of 10 bytes, then tests at 10, 40 (its end at 70) and 90, the file 120 bytes
+        let marks = Marks::from_headers(
+            [
+                (at(10, 2), true),
+                (at(30, 3), false),
+                (at(40, 4), true),
+                (at(70, 6), false),
+                (at(90, 7), true),
+            ],
+            120,
+        )
+        .unwrap();
+        assert_eq!(marks.sizes(), [10, 30, 50, 30]);
+        let marks = Marks::from_headers([(at(0, 1), true), (at(5, 2), false)], 8).unwrap();
+        assert_eq!(marks.sizes(), [0, 8]);
     }
 
     /// A worker or a consumer that panics ends the run with that panic: the scanner, which may

@@ -61,9 +61,10 @@ impl Bytes {
         };
         let page = page_size();
         let at = window.as_ptr() as usize + range.start;
-        let start = at.next_multiple_of(page) - at + range.start;
-        let end = (at + range.len()) / page * page - at + range.start;
-        if end > start {
+        // the first and last page boundaries inside the piece, as addresses
+        let (first, last) = (at.next_multiple_of(page), (at + range.len()) / page * page);
+        if last > first {
+            let (start, end) = (range.start + (first - at), range.start + (last - at));
             // SAFETY: the window is mapped read-only from a file, shared: a page dropped here is
             // read again from the file at its next access. Its bytes are those it had, unless
             // the file changes under paf, which a mapping cannot guard against anyway (module

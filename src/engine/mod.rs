@@ -732,7 +732,7 @@ pub fn large_tests_from(bytes: u64) {
 /// waiting pieces cost no memory, a file without large tests, where a second decompression
 /// would cost more than it frees, or no marks to measure the tests by.
 fn shares(bundle: &Bundle, marks: Option<&Marks>, jobs: Jobs) -> Option<Vec<usize>> {
-    let n = jobs.workers();
+    let n = share_count(jobs);
     if n < 2 || !bundle.tests.compressed() {
         return None;
     }
@@ -753,6 +753,13 @@ fn shares(bundle: &Bundle, marks: Option<&Marks>, jobs: Jobs) -> Option<Vec<usiz
         load[k] += sizes[o];
     }
     Some(owners)
+}
+
+/// How many shares [`shares`] makes: one per worker, at most four. Each share decompresses the
+/// whole file and holds its own decoder and results waiting: a few megabytes and a second or so
+/// of CPU per gigabyte, which many cores would multiply past the memory bound.
+fn share_count(jobs: Jobs) -> usize {
+    jobs.workers().min(4)
 }
 
 /// What pass 2's scan for `share` keeps: every segment but the failing ones (pass 1's) and,
@@ -790,7 +797,7 @@ fn pass_two_scans<'p>(
         marks.clone(),
     )?;
     let mut scanners: Vec<Box<dyn Iterator<Item = Piece> + Send>> = vec![Box::new(scanner)];
-    for share in 1..owners.as_ref().map_or(1, |_| jobs.workers()) {
+    for share in 1..owners.as_ref().map_or(1, |_| share_count(jobs)) {
         let scanner = bundle.tests.scan(keep(share)).map_err(|p| vec![p])?;
         scanners.push(Box::new(scanner.following(marks.clone())));
     }

@@ -712,7 +712,7 @@ fn theta_table(
 
 /// Tests of this many bytes or more are large for [`shares`]: several times what
 /// [`scan::map_pieces`] lets its scanner deal ahead of the workers.
-pub const LARGE_TEST: u64 = 32 << 20;
+const LARGE_TEST: u64 = 32 << 20;
 /// The size from which [`shares`] counts a test as large: [`LARGE_TEST`] but in tests
 /// ([`large_tests_from`]).
 static LARGE_FROM: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(LARGE_TEST);
@@ -787,27 +787,24 @@ fn pass_two_scans<'p>(
     offset: u64,
 ) -> Result<(Merge<'p>, scan::Spread<'static>), Vec<Problem>> {
     let owners = shares(bundle, marks.as_deref(), jobs);
-    let keep = |share| share_keep(failing, owners.as_deref(), share);
     let (merge, scanner) = Merge::start(
         &bundle.tests,
-        keep(0),
+        share_keep(failing, owners.as_deref(), 0),
         keep_ids,
         progress,
         offset,
         marks.clone(),
     )?;
+    let Some(owners) = owners else {
+        return Ok((merge, scan::Spread::Deal(Box::new(scanner), jobs.workers())));
+    };
     let mut scanners: Vec<Box<dyn Iterator<Item = Piece> + Send>> = vec![Box::new(scanner)];
-    for share in 1..owners.as_ref().map_or(1, |_| share_count(jobs)) {
-        let scanner = bundle.tests.scan(keep(share)).map_err(|p| vec![p])?;
+    for share in 1..share_count(jobs) {
+        let keep = share_keep(failing, Some(&owners), share);
+        let scanner = bundle.tests.scan(keep).map_err(|p| vec![p])?;
         scanners.push(Box::new(scanner.following(marks.clone())));
     }
-    Ok((
-        merge,
-        match owners {
-            Some(owners) => scan::Spread::Shares(scanners, owners),
-            None => scan::Spread::Deal(scanners, jobs.workers()),
-        },
-    ))
+    Ok((merge, scan::Spread::Shares(scanners, owners)))
 }
 
 /// Reads and analyzes every test of the bundle with `jobs` threads. All problems found are

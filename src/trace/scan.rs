@@ -1310,11 +1310,10 @@ pub fn map_pieces<W, R: Send>(
 }
 
 /// How a pass's scans reach its workers: [`map_pieces`] (one scanner dealing to this many
-/// workers; several scanners are read one after the other) or [`map_shares`] (a scanner and
-/// a thread per share, with the share that owns each segment, by ordinal; a segment past the
-/// list is the first share's).
+/// workers) or [`map_shares`] (a scanner and a thread per share, with the share that owns each
+/// segment, by ordinal; a segment past the list is the first share's).
 pub enum Spread<'s> {
-    Deal(Vec<Box<dyn Iterator<Item = Piece> + Send + 's>>, usize),
+    Deal(Box<dyn Iterator<Item = Piece> + Send + 's>, usize),
     Shares(Vec<Box<dyn Iterator<Item = Piece> + Send + 's>>, Vec<usize>),
 }
 
@@ -1326,9 +1325,7 @@ pub fn map_spread<W, R: Send>(
     consume: impl FnMut(R),
 ) {
     match spread {
-        Spread::Deal(scanners, workers) => {
-            map_pieces(scanners.into_iter().flatten(), workers, make, work, consume);
-        }
+        Spread::Deal(scanner, workers) => map_pieces(scanner, workers, make, work, consume),
         Spread::Shares(scanners, owners) => {
             let owner = |ordinal: usize| owners.get(ordinal).copied().unwrap_or(0);
             map_shares(scanners, owner, make, work, consume);

@@ -52,31 +52,53 @@ impl<R: Read> Read for Counting<R> {
 const AHEAD_CHUNK: usize = 1 << 20;
 /// Chunks a [`ReadAhead`] holds ready beyond the one being read.
 const AHEAD_CHUNKS: usize = 2;
+/// Room left free before each chunk's bytes: a scanner that takes the chunk whole puts the
+/// bytes it has not handed on yet there instead of copying the chunk after them
+/// ([`ReadAhead::next_chunk`]). A scanner hands on at least every [`super::scan::PIECE_BYTES`],
+/// so that and a line of some length fit.
+const AHEAD_HEAD: usize = super::scan::PIECE_BYTES + (128 << 10);
 
 /// Reads (and so decompresses) `inner` on a thread of its own, a few chunks ahead of its
 /// reader. Why: the engine's scanner was one thread doing both the decompression and the search
-/// for test boundaries; in pass 1 the other core had nothing to do. A decompressed chunk costs
-/// the reader one copy, so plain files are not read this way.
-struct ReadAhead {
+/// for test boundaries; in pass 1 the other core had nothing to do. Read through [`Read`], a
+/// decompressed chunk costs the reader one copy; the scanner takes whole chunks instead
+/// ([`ReadAhead::next_chunk`]). Plain files are not read this way.
+pub(super) struct ReadAhead {
     chunks: Receiver<io::Result<Vec<u8>>>,
     /// Emptied chunks go back to the thread to be filled again.
     spent: SyncSender<Vec<u8>>,
     chunk: Vec<u8>,
     at: usize,
+    /// Where a chunk's bytes start: the room before them.
+    head: usize,
 }
 
 impl ReadAhead {
-    fn new(mut inner: Box<dyn Read + Send>) -> ReadAhead {
+    pub(super) fn new(inner: Box<dyn Read + Send>) -> ReadAhead {
+        ReadAhead::sized(inner, AHEAD_CHUNK, AHEAD_HEAD)
+    }
+
+    /// A read-ahead of chunks of `chunk_bytes` bytes, each after `head` bytes of room (tests make
+    /// both small, so that lines straddle chunks and outgrow the room).
+    pub(super) fn sized(
+        mut inner: Box<dyn Read + Send>,
+        chunk_bytes: usize,
+        head: usize,
+    ) -> ReadAhead {
         let (tx, chunks) = sync_channel(AHEAD_CHUNKS);
         let (spent, back) = sync_channel::<Vec<u8>>(AHEAD_CHUNKS + 2);
         std::thread::spawn(move || {
             loop {
-                let mut chunk = back
-                    .try_recv()
-                    .unwrap_or_else(|_| Vec::with_capacity(AHEAD_CHUNK));
-                chunk.clear();
+                // The room is what an earlier use left there, or zeros in a new chunk: the
+                // reader writes it before it reads it.
+                let mut chunk = back.try_recv().unwrap_or_default();
+                if chunk.len() < head {
+                    chunk.resize(head, 0);
+                }
+                chunk.truncate(head);
+                chunk.reserve_exact(chunk_bytes);
                 let read = (&mut inner)
-                    .take(AHEAD_CHUNK as u64)
+                    .take(chunk_bytes as u64)
                     .read_to_end(&mut chunk);
                 // The end of the file (no bytes) is the end of the channel; an error comes
                 // after the bytes read before it, as `read_to_end` on `inner` would leave them,
@@ -89,7 +111,7 @@ impl ReadAhead {
                         }
                     }
                     Err(e) => {
-                        if chunk.is_empty() || tx.send(Ok(chunk)).is_ok() {
+                        if chunk.len() == head || tx.send(Ok(chunk)).is_ok() {
                             let _ = tx.send(Err(e));
                         }
                         break;
@@ -102,7 +124,24 @@ impl ReadAhead {
             spent,
             chunk: Vec::new(),
             at: 0,
+            head,
         }
+    }
+
+    /// The next chunk whole, its bytes after [`ReadAhead::head`] bytes of room; `None` at the
+    /// end of the file. Not to be mixed with [`Read`] on the same read-ahead.
+    pub(super) fn next_chunk(&mut self) -> Option<io::Result<Vec<u8>>> {
+        self.chunks.recv().ok()
+    }
+
+    /// Room before each chunk's bytes.
+    pub(super) fn head(&self) -> usize {
+        self.head
+    }
+
+    /// Gives a chunk back to be filled again (its room is kept, not cleared).
+    pub(super) fn recycle(&mut self, chunk: Vec<u8>) {
+        let _ = self.spent.try_send(chunk);
     }
 }
 
@@ -113,7 +152,7 @@ impl Read for ReadAhead {
                 return Ok(0);
             };
             let spent = std::mem::replace(&mut self.chunk, next?);
-            self.at = 0;
+            self.at = self.head;
             let _ = self.spent.try_send(spent);
         }
         let n = buf.len().min(self.chunk.len() - self.at);
@@ -214,17 +253,38 @@ pub fn open_decoded(path: &Path) -> Result<(Box<dyn Read + Send>, Arc<AtomicU64>
     let file = open_regular(path)?;
     let read = Arc::new(AtomicU64::new(0));
     let file = Counting::new(file, Arc::clone(&read));
-    let inner: Box<dyn Read + Send> = match extension(path) {
-        Some("gz") => Box::new(ReadAhead::new(Box::new(flate2::read::MultiGzDecoder::new(
-            file,
-        )))),
-        Some("zst") => Box::new(ReadAhead::new(Box::new(
-            zstd::Decoder::new(file)
-                .map_err(|e| Problem::in_file(path, format!("cannot read zstd: {e}")))?,
-        ))),
-        _ => Box::new(file),
+    let inner: Box<dyn Read + Send> = if compressed(path) {
+        Box::new(ReadAhead::new(decoder(path, file)?))
+    } else {
+        Box::new(file)
     };
     Ok((inner, read))
+}
+
+/// Opens the compressed file `path` (`.gz` or `.zst`) for reading its decompressed bytes in
+/// whole chunks, with a handle on the count of the file's own bytes read so far. `None` for a
+/// plain file.
+pub(super) fn open_chunked(path: &Path) -> Result<Option<(ReadAhead, Arc<AtomicU64>)>, Problem> {
+    if !compressed(path) {
+        return Ok(None);
+    }
+    let file = open_regular(path)?;
+    let read = Arc::new(AtomicU64::new(0));
+    let file = Counting::new(file, Arc::clone(&read));
+    let inner = decoder(path, file)?;
+    Ok(Some((ReadAhead::new(inner), read)))
+}
+
+/// The decoder of a compressed file, by its name (any other file is read as it is).
+fn decoder(path: &Path, file: Counting<File>) -> Result<Box<dyn Read + Send>, Problem> {
+    Ok(match extension(path) {
+        Some("gz") => Box::new(flate2::read::MultiGzDecoder::new(file)),
+        Some("zst") => Box::new(
+            zstd::Decoder::new(file)
+                .map_err(|e| Problem::in_file(path, format!("cannot read zstd: {e}")))?,
+        ),
+        _ => Box::new(file),
+    })
 }
 
 /// The extension of `path`'s name, if it is UTF-8.

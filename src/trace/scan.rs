@@ -578,9 +578,8 @@ impl Scanner {
 
     /// [`Scanner::open`], mapping windows of at least `window` bytes.
     fn open_windowed(path: &Path, keep: Keep, window: usize) -> Result<Scanner, Problem> {
-        if super::lines::compressed(path) {
-            let (reader, read) = super::lines::open_decoded(path)?;
-            return Ok(Scanner::from_reader(path, reader, read, keep));
+        if let Some((ahead, read)) = super::lines::open_chunked(path)? {
+            return Ok(Scanner::new(path, Buffer::chunks(ahead), read, keep));
         }
         let file = super::lines::open_regular(path)?;
         let read = Arc::new(AtomicU64::new(0));
@@ -1546,9 +1545,25 @@ mod tests {
         (s, dir)
     }
 
+    /// The scanner of `text` as a compressed file's: taken in whole chunks of `chunk` bytes,
+    /// each after `head` bytes of room.
+    fn chunked_scanner(text: &[u8], keep: Keep, chunk: usize, head: usize) -> Scanner {
+        let reader = Box::new(std::io::Cursor::new(text.to_vec()));
+        let ahead = super::super::lines::ReadAhead::sized(reader, chunk, head);
+        let s = Scanner::new(
+            Path::new("t.jsonl"),
+            Buffer::chunks(ahead),
+            Arc::default(),
+            keep,
+        );
+        assert!(matches!(s.buf, Buffer::Chunks { .. }));
+        s
+    }
+
     /// A segment put back together from its pieces: its info, its bytes (`None`: dropped) and
-    /// its overlong lines. The same whether the file is read or mapped (through small windows,
-    /// so that segments and lines straddle them, and through large ones).
+    /// its overlong lines. The same whether the file is read, mapped (through small windows,
+    /// so that segments and lines straddle them, and through large ones) or taken in chunks
+    /// (small ones, whose room lines outgrow, and large ones).
     /// A scan that follows the marks of an earlier scan of the same file gives the same
     /// segments and pieces, read or mapped.
     fn segments(text: &[u8], keep: Keep) -> Vec<(Segment, Option<Vec<u8>>, Vec<u64>)> {
@@ -1572,6 +1587,28 @@ mod tests {
             !lost.load(Ordering::Relaxed),
             "marks of the file are not lost"
         );
+        // tiny chunks only for small files: a line longer than the room is copied again at
+        // each chunk, as a read buffer copies it
+        let sizes: &[(usize, usize)] = if text.len() <= 1 << 16 {
+            &[(7, 0), (64, 16), (4096, 1024), (1 << 20, 1 << 19)]
+        } else {
+            &[(1 << 16, 1 << 14), (1 << 20, 1 << 19)]
+        };
+        for &(chunk, head) in sizes {
+            let chunked = chunked_scanner(text, keep.clone(), chunk, head);
+            assert_eq!(
+                format!("{:?}", rejoin(chunked)),
+                format!("{read:?}"),
+                "a file taken in chunks of {chunk} bytes after {head} of room scans as when read"
+            );
+            let chunked = chunked_scanner(text, keep.clone(), chunk, head);
+            let (trusting, _) = chunked.following(marks.clone()).trusting_marks();
+            assert_eq!(
+                format!("{:?}", rejoin(trusting)),
+                format!("{read:?}"),
+                "a file taken in chunks scans the same trusting marks"
+            );
+        }
         for window in [4096, WINDOW] {
             let (mapped, _dir) = mapped_scanner(text, keep.clone(), window);
             assert_eq!(

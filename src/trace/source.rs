@@ -1,5 +1,5 @@
-//! The bytes the engine's scanner looks at: a buffer a reader fills (a compressed file), or
-//! windows of a plain file mapped into memory. Mapping spares the scanner the kernel's copy of
+//! The bytes the engine's scanner looks at: chunks a thread decompresses ahead (a compressed
+//! file), a buffer a reader fills, or windows of a plain file mapped into memory. Mapping spares the scanner the kernel's copy of
 //! every byte into its buffer, and each piece its copy out of it: the scanner thread did both,
 //! for every byte, in both passes of `paf rank` (docs/performance.md, "Sixth round").
 //!
@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use memmap2::{Mmap, MmapOptions};
 
-use super::lines::Counting;
+use super::lines::{Counting, ReadAhead};
 
 /// Bytes of the file one window maps, at least: small enough that the windows alive at once
 /// (the scanner's and those of the pieces in flight) stay a few tens of megabytes, large enough
@@ -109,6 +109,17 @@ pub(super) enum Buffer {
         consumed: Option<u64>,
     },
     Mapped(Mapped),
+    /// A compressed file's decompressed chunks, each taken whole: the buffer is
+    /// `buf[start..]`, and the bytes not consumed when a chunk comes are put in the room before
+    /// its bytes rather than the chunk copied after them (docs/performance.md, "Twenty-seventh
+    /// round"). They are copied after them only if they outgrow that room.
+    Chunks {
+        ahead: ReadAhead,
+        buf: Vec<u8>,
+        start: usize,
+        /// As for [`Buffer::Read`].
+        consumed: Option<u64>,
+    },
 }
 
 /// A buffer that is a range of a mapped window.
@@ -133,6 +144,15 @@ impl Buffer {
         Buffer::Read {
             reader,
             buf: Vec::new(),
+            consumed: Some(0),
+        }
+    }
+
+    pub(super) fn chunks(ahead: ReadAhead) -> Buffer {
+        Buffer::Chunks {
+            ahead,
+            buf: Vec::new(),
+            start: 0,
             consumed: Some(0),
         }
     }
@@ -178,6 +198,7 @@ impl Buffer {
         match self {
             Buffer::Read { buf, .. } => buf,
             Buffer::Mapped(m) => &m.window[m.start..m.end],
+            Buffer::Chunks { buf, start, .. } => &buf[*start..],
         }
     }
 
@@ -195,6 +216,14 @@ impl Buffer {
                 }
             }
             Buffer::Mapped(m) => m.start += n,
+            Buffer::Chunks {
+                start, consumed, ..
+            } => {
+                *start += n;
+                if let Some(c) = consumed {
+                    *c += n as u64;
+                }
+            }
         }
     }
 
@@ -209,6 +238,29 @@ impl Buffer {
                 }
             },
             Buffer::Mapped(m) => m.fill(chunk),
+            Buffer::Chunks {
+                ahead, buf, start, ..
+            } => {
+                // A whole chunk, however many bytes were asked for: the end of the file is
+                // when no chunk comes.
+                let Some(next) = ahead.next_chunk() else {
+                    return Ok(true);
+                };
+                let mut next = next?;
+                let head = ahead.head();
+                let held = buf.len() - *start;
+                if held <= head {
+                    next[head - held..head].copy_from_slice(&buf[*start..]);
+                    ahead.recycle(std::mem::replace(buf, next));
+                    *start = head - held;
+                } else {
+                    buf.drain(..*start);
+                    buf.extend_from_slice(&next[head..]);
+                    *start = 0;
+                    ahead.recycle(next);
+                }
+                Ok(false)
+            }
         }
     }
 
@@ -216,6 +268,9 @@ impl Buffer {
     pub(super) fn piece(&self, range: Range<usize>) -> Bytes {
         match self {
             Buffer::Read { buf, .. } => Bytes::Owned(buf[range].to_vec()),
+            Buffer::Chunks { buf, start, .. } => {
+                Bytes::Owned(buf[start + range.start..start + range.end].to_vec())
+            }
             Buffer::Mapped(m) => Bytes::Mapped(
                 Arc::clone(&m.window),
                 m.start + range.start..m.start + range.end,
@@ -227,7 +282,9 @@ impl Buffer {
     /// and for one that was edited (its bytes are then no longer the reader's, in order).
     pub(super) fn offset(&self, at: usize) -> Option<u64> {
         match self {
-            Buffer::Read { consumed, .. } => consumed.map(|c| c + at as u64),
+            Buffer::Read { consumed, .. } | Buffer::Chunks { consumed, .. } => {
+                consumed.map(|c| c + at as u64)
+            }
             Buffer::Mapped(_) => None,
         }
     }
@@ -250,6 +307,17 @@ impl Buffer {
         }
         match self {
             Buffer::Read { buf, consumed, .. } => {
+                *consumed = None;
+                buf
+            }
+            Buffer::Chunks {
+                buf,
+                start,
+                consumed,
+                ..
+            } => {
+                buf.drain(..*start);
+                *start = 0;
                 *consumed = None;
                 buf
             }

@@ -190,6 +190,20 @@ fn check(config: SynthConfig, max_covering: usize) {
                 "{compression:?} -j {jobs}"
             );
         }
+        // With marks beside it (every test counting as large), `paf validate` reads the
+        // compressed file in shares claimed as the scans go: the counts of the plain file's
+        // read by one thread.
+        std::fs::copy(
+            dir.path().join("tests.marks"),
+            packed.path().join("tests.marks"),
+        )
+        .unwrap();
+        let want_checked = engine::check(&plain, Jobs::new(1), &mut ()).expect("checks");
+        for jobs in [2, 3] {
+            let bundle = Bundle::open(packed.path()).unwrap();
+            let got = engine::check(&bundle, Jobs::new(jobs), &mut ()).expect("checks");
+            assert_eq!(got, want_checked, "validate {compression:?} -j {jobs}");
+        }
     }
 }
 
@@ -236,6 +250,58 @@ proptest! {
 
 /// The crash uses `paf trace java` computes static DUAs for: PAF Table 1's two crash
 /// statements and variables, `e` used on line 47 and `getProject()`'s return value on line 59.
+/// `paf validate` of a compressed file read in shares claimed as the scans go finds the
+/// problems, in the order, of one scanner: problems within tests (a line that is not JSON, a
+/// test cut short) and across them (a test id twice), whichever share read each test.
+#[test]
+fn validate_in_claimed_shares_finds_the_problems_of_one_scanner() {
+    paf::engine::large_tests_from(1);
+    let dir = tempfile::tempdir().unwrap();
+    synth::generate(
+        &SynthConfig {
+            failing: 20,
+            passing: 60,
+            events_per_test: 100,
+            seed: 5,
+            compression: Compression::None,
+            order_dependent: 0,
+        },
+        dir.path(),
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(dir.path().join("tests.jsonl")).unwrap();
+    // the file's tests, each from its begin line to the next one's
+    let mut tests: Vec<String> = Vec::new();
+    for line in text.split_inclusive('\n') {
+        match tests.last_mut() {
+            Some(t) if !line.starts_with("{\"k\":\"begin\"") => t.push_str(line),
+            _ => tests.push(line.to_string()),
+        }
+    }
+    assert!(tests.len() > 40, "{} tests", tests.len());
+    let mut broken = String::new();
+    for (i, t) in tests.iter().enumerate() {
+        match i {
+            7 => broken.push_str(&t.replacen("\n{", "\nnot json\n{", 1)),
+            19 => broken.push_str(&t[..t.len() / 2]),
+            _ => broken.push_str(t),
+        }
+        if i == 30 {
+            broken.push_str(&tests[3]);
+        }
+    }
+    std::fs::remove_file(dir.path().join("tests.jsonl")).unwrap();
+    let zst = zstd::encode_all(broken.as_bytes(), 1).unwrap();
+    std::fs::write(dir.path().join("tests.jsonl.zst"), zst).unwrap();
+    let bundle = Bundle::open(dir.path()).unwrap();
+    let one = engine::check(&bundle, Jobs::new(1), &mut ()).expect_err("problems");
+    assert!(one.len() >= 3, "{one:?}");
+    for jobs in [2, 3, 4] {
+        let shared = engine::check(&bundle, Jobs::new(jobs), &mut ()).expect_err("problems");
+        assert_eq!(shared, one, "-j {jobs}");
+    }
+}
+
 #[test]
 fn crash_uses_are_the_crash_statements_and_variables() {
     let bundle = Bundle::open(Path::new("testdata/java/motivating/bundle")).expect("opens");

@@ -737,10 +737,7 @@ fn shares(bundle: &Bundle, marks: Option<&Marks>, jobs: Jobs) -> Option<Vec<usiz
         return None;
     }
     let sizes = marks?.sizes();
-    let total: u64 = sizes.iter().sum();
-    let from = LARGE_FROM.load(std::sync::atomic::Ordering::Relaxed);
-    let large: u64 = sizes.iter().filter(|&&b| b >= from).sum();
-    if large == 0 || large < total / 4 {
+    if !mostly_large(&sizes) {
         return None;
     }
     let mut order: Vec<usize> = (0..sizes.len()).collect();
@@ -753,6 +750,15 @@ fn shares(bundle: &Bundle, marks: Option<&Marks>, jobs: Jobs) -> Option<Vec<usiz
         load[k] += sizes[o];
     }
     Some(owners)
+}
+
+/// Whether large tests ([`LARGE_TEST`]) make a quarter or more of a tests file whose segments
+/// have these sizes: then one scanner of a compressed file would hold the workers back.
+fn mostly_large(sizes: &[u64]) -> bool {
+    let total: u64 = sizes.iter().sum();
+    let from = LARGE_FROM.load(std::sync::atomic::Ordering::Relaxed);
+    let large: u64 = sizes.iter().filter(|&&b| b >= from).sum();
+    large > 0 && large >= total / 4
 }
 
 /// How many shares [`shares`] makes: one per worker, at most four. Each share decompresses the
@@ -1005,35 +1011,56 @@ fn check_file(
     let path = file.path();
     let tables = &bundle.tables;
     progress.grow(file.size());
-    let (mut merge, scanner) = Merge::start(file, Keep::All, false, progress, 0, None)?;
+    // A compressed file mostly in large tests is read in shares, claimed as the scans go
+    // ([`scan::Claims`]): one scanner dealing to the workers could not run past a large test
+    // while a worker parses it (its bytes are copies, which the scanner deals only a few
+    // megabytes ahead of the workers). Which tests are large only the bundle's marks can say
+    // before the read (`paf trace java` keeps them beside a compressed tests file); without
+    // them, or with small tests, one scanner deals, since each share decompresses and scans
+    // the whole file (docs/performance.md, "Twenty-seventh round").
+    let shares = share_count(jobs);
+    let claims =
+        (shares > 1 && file.compressed() && file.sizes_hint().is_some_and(|s| mostly_large(&s)))
+            .then(|| Arc::new(scan::Claims::default()));
+    let keep = |share| match &claims {
+        Some(c) => Keep::Claim(Arc::clone(c), share),
+        None => Keep::All,
+    };
+    let (mut merge, scanner) = Merge::start(file, keep(0), false, progress, 0, None)?;
     let mut checked = Checked {
         tests: 0,
         failing: 0,
         events: 0,
     };
-    scan::map_pieces(
-        scanner,
-        jobs.workers(),
-        || (LocalSymbols::new(&tables.symbols), Feed::new()),
-        |(symbols, feed), piece| {
-            let (seg, results): (Segment, SegmentResults<Replayer<Check>>) =
-                feed.piece(piece, path, symbols, &tables.statements, |_, _| {
-                    Replayer::new(Check)
-                })?;
-            let done: Results<(Outcome, u64)> = results
-                .into_iter()
-                .map(|r| r.map(|(test, _)| (test.outcome, test.events)))
-                .collect();
-            Some((seg, done))
-        },
-        |(seg, done)| {
-            for (outcome, events) in merge.take(&seg, done, false) {
-                checked.tests += 1;
-                checked.failing += usize::from(outcome == Outcome::Fail);
-                checked.events += events;
+    let make = || (LocalSymbols::new(&tables.symbols), Feed::new());
+    let work = |(symbols, feed): &mut (LocalSymbols, Feed<Replayer<Check>>), piece| {
+        let (seg, results): (Segment, SegmentResults<Replayer<Check>>) =
+            feed.piece(piece, path, symbols, &tables.statements, |_, _| {
+                Replayer::new(Check)
+            })?;
+        let done: Results<(Outcome, u64)> = results
+            .into_iter()
+            .map(|r| r.map(|(test, _)| (test.outcome, test.events)))
+            .collect();
+        Some((seg, done))
+    };
+    let consume = |(seg, done): (Segment, Results<(Outcome, u64)>)| {
+        for (outcome, events) in merge.take(&seg, done, false) {
+            checked.tests += 1;
+            checked.failing += usize::from(outcome == Outcome::Fail);
+            checked.events += events;
+        }
+        merge.tick(checked.tests);
+    };
+    match &claims {
+        Some(claims) => {
+            let mut scanners: Vec<Box<dyn Iterator<Item = Piece> + Send>> = vec![Box::new(scanner)];
+            for share in 1..shares {
+                scanners.push(Box::new(file.scan(keep(share)).map_err(|p| vec![p])?));
             }
-            merge.tick(checked.tests);
-        },
-    );
+            scan::map_shares(scanners, |o| claims.owner(o), make, work, consume);
+        }
+        None => scan::map_pieces(scanner, jobs.workers(), make, work, consume),
+    }
     merge.finish(file).map(|_| checked)
 }

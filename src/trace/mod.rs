@@ -129,8 +129,25 @@ impl TestsFile {
             return None;
         }
         let len = std::fs::metadata(&self.path).ok()?.len();
-        let marks = scan::Marks::read(&self.path.with_file_name(MARKS_FILE), len)?;
+        let marks = scan::Marks::read(&self.path.with_file_name(MARKS_FILE), Some(len))?;
         Some(std::sync::Arc::new(marks))
+    }
+
+    /// The size of each segment, by ordinal, as the bundle's `tests.marks` gives them for this
+    /// tests file, plain or compressed (`paf trace java` keeps its agent's marks beside either):
+    /// a hint, for how to share out a read, never a result. `None` for another file
+    /// (`isolated.jsonl`) or without marks that can be read.
+    pub fn sizes_hint(&self) -> Option<Vec<u64>> {
+        let name = self.path.file_name()?.to_str()?;
+        if !matches!(name, "tests.jsonl" | "tests.jsonl.gz" | "tests.jsonl.zst") {
+            return None;
+        }
+        let len = if self.compressed() {
+            None
+        } else {
+            Some(std::fs::metadata(&self.path).ok()?.len())
+        };
+        Some(scan::Marks::read(&self.path.with_file_name(MARKS_FILE), len)?.sizes())
     }
 
     /// The size of the tests file on disk (compressed, if it is), for progress reports.

@@ -20,6 +20,7 @@
 //! a later pass that names them ([`Keep::Only`]) to stream (docs/performance.md).
 
 use std::collections::VecDeque;
+use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -56,6 +57,60 @@ pub enum Keep {
     Only(Arc<[usize]>),
     /// None: only the segments' begin records and classes are wanted.
     Nothing,
+    /// The segments this scan, share `.1` of several scans of the same file, is first to
+    /// reach ([`Claims`]).
+    Claim(Arc<Claims>, usize),
+}
+
+/// Which of several scans of the same file keeps each segment: the first to reach its start.
+/// A scan busy with a large test falls behind, so the others take the tests after it
+/// ([`map_shares`] with [`Claims::owner`]). Every segment goes to exactly one scan, and what a
+/// scan makes of a segment does not depend on which scan it is, so the results are the same
+/// however the scans ran.
+#[derive(Default)]
+pub struct Claims {
+    /// The share that claimed each segment, by ordinal ([`Claims::NONE`]: none yet).
+    owners: std::sync::Mutex<Vec<u8>>,
+}
+
+impl Claims {
+    const NONE: u8 = u8::MAX;
+
+    /// Whether segment `ordinal` is `share`'s: claimed now if no share had claimed it.
+    pub fn claim(&self, ordinal: usize, share: usize) -> bool {
+        let mut owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
+        if owners.len() <= ordinal {
+            owners.resize(ordinal + 1, Claims::NONE);
+        }
+        if owners[ordinal] == Claims::NONE {
+            owners[ordinal] = u8::try_from(share).unwrap_or(Claims::NONE - 1);
+        }
+        usize::from(owners[ordinal]) == share
+    }
+
+    /// The share that claimed segment `ordinal` (`usize::MAX`: none yet).
+    pub fn owner(&self, ordinal: usize) -> usize {
+        let owners = self.owners.lock().unwrap_or_else(|e| e.into_inner());
+        match owners.get(ordinal) {
+            Some(&k) if k != Claims::NONE => usize::from(k),
+            _ => usize::MAX,
+        }
+    }
+}
+
+impl PartialEq for Claims {
+    /// The same claims: the same table.
+    fn eq(&self, other: &Claims) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for Claims {}
+
+impl fmt::Debug for Claims {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Claims")
+    }
 }
 
 /// The `begin` record that starts a segment.
@@ -210,7 +265,9 @@ impl Marks {
     /// length, or any line of it is not as expected: marks only spare a search, so a file
     /// that cannot be used is passed over without a word. Read line by line: the marks take a
     /// few bytes per test, and a file of more than [`MARKS_MAX`] of them is passed over too.
-    pub fn read(path: &Path, len: u64) -> Option<Marks> {
+    /// `len` `None`: the length the file names, unchecked (a compressed file's marks are of
+    /// its decompressed bytes, which only a read of the whole file would count).
+    pub fn read(path: &Path, len: Option<u64>) -> Option<Marks> {
         use std::io::BufRead;
         let mut reader = std::io::BufReader::new(std::fs::File::open(path).ok()?);
         // A line of marks is short: one longer than this is not one (and is not read whole).
@@ -225,6 +282,7 @@ impl Marks {
             }
         };
         let head: u64 = next_line()??.strip_prefix("paf-marks 1 ")?.parse().ok()?;
+        let len = len.unwrap_or(head);
         if head != len {
             return None;
         }
@@ -743,6 +801,8 @@ impl Scanner {
             Keep::Except(_) => Hold::Stream,
             Keep::Only(list) if listed(list) => Hold::Stream,
             Keep::Only(_) => Hold::Drop,
+            Keep::Claim(claims, share) if claims.claim(self.ordinal, *share) => Hold::Stream,
+            Keep::Claim(..) => Hold::Drop,
             Keep::Failing if self.deferring => Hold::Drop,
             Keep::Failing => match &self.cur.begin {
                 Some(Begin { test: Some(_), .. }) => Hold::Buffer,
@@ -1716,7 +1776,7 @@ mod tests {
         let path = dir.path().join("tests.marks");
         let read = |text: &str, len: u64| {
             std::fs::write(&path, text).unwrap();
-            Marks::read(&path, len)
+            Marks::read(&path, Some(len))
         };
         let at = |byte, line| At { byte, line };
         let want = Marks::from_headers(
@@ -1727,6 +1787,14 @@ mod tests {
         let good = "paf-marks 1 120\nb 0 1\ne 40 3\nb 90 4\n";
         assert_eq!(read(good, 120), want);
         assert_eq!(read(good, 121), None, "made for another length");
+        // a compressed file's marks: of the length they name, which is not checked
+        assert_eq!(Marks::read(&path, None), want);
+        std::fs::write(&path, "paf-marks 1 120\nb 0 1\ne 40 3\nb 130 4\n").unwrap();
+        assert_eq!(
+            Marks::read(&path, None),
+            None,
+            "a mark past the length named"
+        );
         for bad in [
             "",
             "paf-marks 1 120",
@@ -1744,7 +1812,7 @@ mod tests {
         assert_eq!(read(&long, 120), None, "a line longer than a mark");
         let short = "paf-marks 1 120\nb 0 1\ne 40 0003\nb 90 4\n";
         assert_eq!(read(short, 120), want, "leading zeros are a number still");
-        assert_eq!(Marks::read(&dir.path().join("none"), 120), None);
+        assert_eq!(Marks::read(&dir.path().join("none"), Some(120)), None);
     }
 
     #[test]
@@ -2242,6 +2310,38 @@ mod tests {
             map_shares(scans, owner, || (), work, |r| got.push(r));
             assert_eq!(got, want, "owners {i}");
         }
+        // Claimed as the scans go: each segment by one scan, which kept its bytes (the
+        // others dropped them), whichever it was; a slow share falls behind and the others
+        // take more. Run a few times, since who claims what varies.
+        for shares in [2, 3] {
+            for _ in 0..5 {
+                let claims = Arc::new(Claims::default());
+                let scans: Vec<Box<dyn Iterator<Item = Piece> + Send>> = (0..shares)
+                    .map(|k| {
+                        let keep = Keep::Claim(Arc::clone(&claims), k);
+                        Box::new(scanner(text.as_bytes(), keep)) as Box<_>
+                    })
+                    .collect();
+                let mut got = Vec::new();
+                map_shares(
+                    scans,
+                    |o| claims.owner(o),
+                    || (),
+                    |(), piece: Piece| {
+                        assert!(piece.bytes.is_some(), "the claiming scan keeps the bytes");
+                        if piece.ordinal.is_multiple_of(50) {
+                            std::thread::yield_now();
+                        }
+                        work(&mut (), piece)
+                    },
+                    |r| got.push(r),
+                );
+                assert_eq!(got, want, "{shares} shares claiming");
+                let owners: std::collections::BTreeSet<usize> =
+                    want.iter().map(|r| claims.owner(r.0)).collect();
+                assert!(owners.iter().all(|&k| k < shares), "{owners:?}");
+            }
+        }
         let panics = std::panic::catch_unwind(|| {
             let scans: Vec<Box<dyn Iterator<Item = Piece> + Send>> = (0..2)
                 .map(|_| Box::new(scanner(text.as_bytes(), Keep::All)) as Box<_>)
@@ -2258,6 +2358,24 @@ mod tests {
             )
         });
         assert!(panics.is_err());
+    }
+
+    /// The first share to reach a segment claims it; asking again gives the same answer.
+    #[test]
+    fn a_segment_is_claimed_once_by_the_first_share_to_reach_it() {
+        let claims = Claims::default();
+        assert_eq!(claims.owner(3), usize::MAX, "none yet");
+        assert!(claims.claim(3, 1));
+        assert!(!claims.claim(3, 0), "another share's");
+        assert!(claims.claim(3, 1), "still its own");
+        assert!(claims.claim(0, 0));
+        assert_eq!((claims.owner(0), claims.owner(3)), (0, 1));
+        assert_eq!(
+            claims.owner(2),
+            usize::MAX,
+            "the ordinals between are not claimed"
+        );
+        assert_eq!(claims.owner(9), usize::MAX, "nor those after");
     }
 
     /// A segment's size from the marks: from its begin record to the next one, or to the end.

@@ -13,8 +13,8 @@
 //! for field, but that a streamed segment ([`Keep::All`]) may be cut into pieces at other
 //! lines (the unit tests cut fixtures at every `begin` and compare).
 //!
-//! Only modes that do not name segments by ordinal can be split: [`Keep::Except`] and
-//! [`Keep::Only`] scan whole, as does a compressed file (which cannot be read from its middle)
+//! Only modes that do not name segments by ordinal can be split: [`Keep::Except`],
+//! [`Keep::Only`] and [`Keep::Claim`] scan whole, as does a compressed file (which cannot be read from its middle)
 //! or one smaller than [`SPLIT_MIN`].
 
 use std::io::{self, Read, Seek, SeekFrom};
@@ -73,7 +73,9 @@ impl Pieces {
     /// [`Pieces::open`], splitting files of at least `min` bytes.
     fn open_split(path: &Path, keep: Keep, min: u64) -> Result<Pieces, Problem> {
         let whole = |keep| Scanner::open(path, keep).map(|s| Pieces::Whole(Box::new(s)));
-        if matches!(keep, Keep::Except(_) | Keep::Only(_)) || super::lines::compressed(path) {
+        if matches!(keep, Keep::Except(_) | Keep::Only(_) | Keep::Claim(..))
+            || super::lines::compressed(path)
+        {
             return whole(keep);
         }
         let file = super::lines::open_regular(path)?;

@@ -335,7 +335,15 @@ fn complete(
             // after the static analysis, on the way to paf's exit (docs/performance.md,
             // "Eighteenth round"). A closed channel is the signal, whatever ended the analysis.
             let _ = read.recv();
+            // the agent's marks, if they fit the plain file, fit the compressed one's bytes
+            // (the same bytes): kept beside it, they tell `paf validate` how to share out its
+            // read (docs/trace-format.md, "tests.marks")
+            let marks = agent_marks(&work, &done).is_some();
             move_packed(&work, "tests.jsonl", compression)?;
+            if marks {
+                let name = crate::trace::MARKS_FILE;
+                let _ = std::fs::rename(work.join(name), work.parent().unwrap_or(&work).join(name));
+            }
             Ok(followed)
         })
     });
@@ -728,12 +736,13 @@ fn writers_word(work: &Path) -> Word {
 /// for them. Any line it cannot read, and the file is searched.
 fn agent_marks(work: &Path, tests: &Path) -> Option<Arc<Marks>> {
     let len = std::fs::metadata(tests).ok()?.len();
-    Marks::read(&work.join(crate::trace::MARKS_FILE), len).map(Arc::new)
+    Marks::read(&work.join(crate::trace::MARKS_FILE), Some(len)).map(Arc::new)
 }
 
 /// Moves the agent's marks into a plain bundle (`tests.marks`: docs/trace-format.md), if they
 /// fit its tests file: `paf rank` then reads its failing tests at the marks. A bundle without
-/// them is read by searching, as before.
+/// them is read by searching, as before. (A compressed bundle's are moved as its tests file
+/// is, in [`complete`].)
 fn keep_marks(staging: &Path, compression: Compression) {
     let work = staging.join(".work");
     if compression == Compression::None

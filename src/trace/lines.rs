@@ -250,9 +250,7 @@ pub fn read_small(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>, Problem>
 /// Opens `path` for reading its decompressed bytes (a `.gz` or `.zst` file is decompressed on
 /// the fly), with a handle on the count of the file's own bytes read so far.
 pub fn open_decoded(path: &Path) -> Result<(Box<dyn Read + Send>, Arc<AtomicU64>), Problem> {
-    let file = open_regular(path)?;
-    let read = Arc::new(AtomicU64::new(0));
-    let file = Counting::new(file, Arc::clone(&read));
+    let (file, read) = open_counted(path)?;
     let inner: Box<dyn Read + Send> = if compressed(path) {
         Box::new(ReadAhead::new(decoder(path, file)?))
     } else {
@@ -268,11 +266,16 @@ pub(super) fn open_chunked(path: &Path) -> Result<Option<(ReadAhead, Arc<AtomicU
     if !compressed(path) {
         return Ok(None);
     }
-    let file = open_regular(path)?;
-    let read = Arc::new(AtomicU64::new(0));
-    let file = Counting::new(file, Arc::clone(&read));
+    let (file, read) = open_counted(path)?;
     let inner = decoder(path, file)?;
     Ok(Some((ReadAhead::new(inner), read)))
+}
+
+/// Opens `path` with a handle on the count of its bytes read so far.
+fn open_counted(path: &Path) -> Result<(Counting<File>, Arc<AtomicU64>), Problem> {
+    let file = open_regular(path)?;
+    let read = Arc::new(AtomicU64::new(0));
+    Ok((Counting::new(file, Arc::clone(&read)), read))
 }
 
 /// The decoder of a compressed file, by its name (any other file is read as it is).

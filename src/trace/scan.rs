@@ -63,6 +63,7 @@ pub enum Keep {
 }
 
 /// Which of several scans of the same file keeps each segment: the first to reach its start.
+/// Shares are numbered from 0 and fewer than 255 (the engine makes at most four).
 /// A scan busy with a large test falls behind, so the others take the tests after it
 /// ([`map_shares`] with [`Claims::owner`]). Every segment goes to exactly one scan, and what a
 /// scan makes of a segment does not depend on which scan it is, so the results are the same

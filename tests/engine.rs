@@ -100,6 +100,12 @@ fn check(config: SynthConfig, max_covering: usize) {
     // large): the shares must change nothing either.
     paf::trace::split::split_from(1);
     paf::engine::large_tests_from(1);
+    // Compressed with zstd, the tests file is in frames of 300 bytes with a seek table,
+    // decompressed 256 bytes at a time, and scans that trust marks start again at every mark
+    // past what they have decompressed.
+    paf::trace::seekable::frames_of(300);
+    paf::trace::lines::chunks_of(256);
+    paf::trace::scan::jumps_from(1);
     let dir = tempfile::tempdir().unwrap();
     synth::generate(&config, dir.path()).unwrap();
     let options = Options {
@@ -203,6 +209,28 @@ fn check(config: SynthConfig, max_covering: usize) {
             let bundle = Bundle::open(packed.path()).unwrap();
             let got = engine::check(&bundle, Jobs::new(jobs), &mut ()).expect("checks");
             assert_eq!(got, want_checked, "validate {compression:?} -j {jobs}");
+        }
+        // With those marks, a zstd file with a seek table is ranked following them: pass 1
+        // jumps to the failing tests, deferring them to pass 1b, and pass 2's shares jump
+        // over the tests they do not own (every test counts as large).
+        if compression == Compression::Zstd {
+            let bundle = Bundle::open(packed.path()).unwrap();
+            let marks = bundle
+                .tests
+                .marks()
+                .expect("marks fit a file with a seek table");
+            for jobs in [1, 2, 3] {
+                let jumps = paf::trace::scan::jumps_taken();
+                let got =
+                    engine::analyze_at_marks(&bundle, &options, Jobs::new(jobs), marks.clone())
+                        .expect("analyzes at the marks");
+                assert_eq!(
+                    outputs(&bundle, &got).0,
+                    want_json,
+                    "zstd with marks -j {jobs}"
+                );
+                assert!(paf::trace::scan::jumps_taken() > jumps, "-j {jobs} jumped");
+            }
         }
     }
 }

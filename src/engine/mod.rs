@@ -427,11 +427,22 @@ fn pass_one_deferred(
         .copied()
         .filter(|o| deferred.contains_key(o))
         .collect();
+    let marks = first.marks(bundle);
     let scanner = bundle
         .tests
         .scan(Keep::Only(ordinals))
         .map_err(|p| vec![p])?
-        .following(first.marks(bundle));
+        .following(marks.clone());
+    // In a compressed file the marks are trusted, so that the scan starts again at each
+    // deferred test rather than decompressing every byte before it (a zstd file with a seek
+    // table: `trace::seekable`). They are pass 1's own, of the file as it still is (its
+    // stamp), so they fit it.
+    let (scanner, lost) = if marks.is_some() && bundle.tests.compressed() {
+        let (s, lost) = scanner.trusting_marks();
+        (s, Some(lost))
+    } else {
+        (scanner, None)
+    };
     let read = scanner.bytes_read();
     let mut feed = Feed::new();
     scan::map_pieces(
@@ -446,6 +457,9 @@ fn pass_one_deferred(
             progress.advance(2 * size + scan::load(&read), items as u64);
         },
     );
+    if lost.is_some_and(|l| l.load(std::sync::atomic::Ordering::Relaxed)) {
+        return Err(vec![changed_problem(bundle.tests.path())]);
+    }
     Ok(())
 }
 
@@ -791,7 +805,7 @@ fn pass_two_scans<'p>(
     marks: Option<Arc<Marks>>,
     progress: &'p mut dyn Progress,
     offset: u64,
-) -> Result<(Merge<'p>, scan::Spread<'static>), Vec<Problem>> {
+) -> Result<(Merge<'p>, scan::Spread<'static>, Lost), Vec<Problem>> {
     let owners = shares(bundle, marks.as_deref(), jobs);
     let (merge, scanner) = Merge::start(
         &bundle.tests,
@@ -802,15 +816,49 @@ fn pass_two_scans<'p>(
         marks.clone(),
     )?;
     let Some(owners) = owners else {
-        return Ok((merge, scan::Spread::Deal(Box::new(scanner), jobs.workers())));
+        return Ok((
+            merge,
+            scan::Spread::Deal(Box::new(scanner), jobs.workers()),
+            Lost::default(),
+        ));
     };
-    let mut scanners: Vec<Box<dyn Iterator<Item = Piece> + Send>> = vec![Box::new(scanner)];
+    // Each share trusts the marks, which are pass 1's of the file as it still is: so it
+    // passes over the tests other shares own without counting their lines, and in a zstd
+    // file with a seek table starts decompressing again at its next test rather than
+    // decompressing theirs (`trace::seekable`).
+    let mut lost = Lost::default();
+    let mut trust = |scanner: scan::Scanner| -> Box<dyn Iterator<Item = Piece> + Send> {
+        match marks {
+            Some(_) => Box::new(lost.trust(scanner)),
+            None => Box::new(scanner),
+        }
+    };
+    let mut scanners = vec![trust(scanner)];
     for share in 1..share_count(jobs) {
         let keep = share_keep(failing, Some(&owners), share);
         let scanner = bundle.tests.scan(keep).map_err(|p| vec![p])?;
-        scanners.push(Box::new(scanner.following(marks.clone())));
+        scanners.push(trust(scanner.following(marks.clone())));
     }
-    Ok((merge, scan::Spread::Shares(scanners, owners)))
+    Ok((merge, scan::Spread::Shares(scanners, owners), lost))
+}
+
+/// The flags of the scans that trusted marks ([`scan::Scanner::trusting_marks`]): set if the
+/// marks stopped fitting the file after lines were passed over uncounted.
+#[derive(Default)]
+struct Lost(Vec<Arc<std::sync::atomic::AtomicBool>>);
+
+impl Lost {
+    fn trust(&mut self, scanner: scan::Scanner) -> scan::Scanner {
+        let (scanner, flag) = scanner.trusting_marks();
+        self.0.push(flag);
+        scanner
+    }
+
+    fn any(&self) -> bool {
+        self.0
+            .iter()
+            .any(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 /// Reads and analyzes every test of the bundle with `jobs` threads. All problems found are
@@ -834,6 +882,18 @@ pub fn analyze(
         return Ok(analysis);
     }
     analyze_by(bundle, options, jobs, None, progress)
+}
+
+/// [`analyze`] following `marks`, without falling back to a read that searches: for tests,
+/// to see that the read at the marks gives the result.
+#[doc(hidden)]
+pub fn analyze_at_marks(
+    bundle: &Bundle,
+    options: &Options,
+    jobs: Jobs,
+    marks: Arc<Marks>,
+) -> Result<Analysis, Vec<Problem>> {
+    analyze_by(bundle, options, jobs, Some(marks), &mut ())
 }
 
 /// [`analyze`], pass 1 following `marks` if given.
@@ -860,7 +920,7 @@ fn analyze_by(
     let keep_ids = options.all_ids || !options.isolated.is_empty();
     // Pass 1's marks spare pass 2 the search for headers.
     let marks = first.marks(bundle);
-    let (mut merge, spread) = pass_two_scans(
+    let (mut merge, spread, lost) = pass_two_scans(
         bundle,
         &first.failing,
         keep_ids,
@@ -928,7 +988,7 @@ fn analyze_by(
     );
     let test_ids = finished(
         merge.finish(&bundle.tests),
-        changed || !first.results.is_empty(),
+        changed || !first.results.is_empty() || lost.any(),
         path,
     )?;
     let masked = remap_isolated(
@@ -957,12 +1017,7 @@ fn finished(
     changed: bool,
     path: &std::path::Path,
 ) -> Result<TestIds, Vec<Problem>> {
-    let changed = changed.then(|| {
-        Problem::in_file(
-            path,
-            "the file changed while it was read: expected it to stay the same during the run",
-        )
-    });
+    let changed = changed.then(|| changed_problem(path));
     match (test_ids, changed) {
         (Ok(ids), None) => Ok(ids),
         (Ok(_), Some(p)) => Err(vec![p]),
@@ -971,6 +1026,14 @@ fn finished(
             Err(problems)
         }
     }
+}
+
+/// The tests file is not as an earlier read of it found it.
+fn changed_problem(path: &std::path::Path) -> Problem {
+    Problem::in_file(
+        path,
+        "the file changed while it was read: expected it to stay the same during the run",
+    )
 }
 
 /// What `paf validate` reports of a bundle without problems.
@@ -1008,9 +1071,6 @@ fn check_file(
     jobs: Jobs,
     progress: &mut dyn Progress,
 ) -> Result<Checked, Vec<Problem>> {
-    let path = file.path();
-    let tables = &bundle.tables;
-    progress.grow(file.size());
     // A compressed file mostly in large tests is read in shares, claimed as the scans go
     // ([`scan::Claims`]): one scanner dealing to the workers could not run past a large test
     // while a worker parses it (its bytes are copies, which the scanner deals only a few
@@ -1019,14 +1079,49 @@ fn check_file(
     // them, or with small tests, one scanner deals, since each share decompresses and scans
     // the whole file (docs/performance.md, "Twenty-seventh round").
     let shares = share_count(jobs);
-    let claims =
-        (shares > 1 && file.compressed() && file.sizes_hint().is_some_and(|s| mostly_large(&s)))
-            .then(|| Arc::new(scan::Claims::default()));
+    let claimed =
+        shares > 1 && file.compressed() && file.sizes_hint().is_some_and(|s| mostly_large(&s));
+    // The shares follow the bundle's marks when they fit the file (a zstd file with a seek
+    // table), trusting them: a share then passes over the tests others claimed without
+    // counting their lines, and starts decompressing again at its next test rather than
+    // decompressing theirs (`trace::seekable`). Should the marks not fit, or the read find
+    // any problem, the file is read again without them: the result is always that of a read
+    // that searches, as in `analyze`.
+    if claimed
+        && let Some(marks) = file.marks()
+        && let Ok(checked) = check_file_by(bundle, file, jobs, progress, true, Some(marks))
+    {
+        return Ok(checked);
+    }
+    check_file_by(bundle, file, jobs, progress, claimed, None)
+}
+
+/// [`check_file`] in claimed shares or not, the shares trusting `marks` if given.
+fn check_file_by(
+    bundle: &Bundle,
+    file: &crate::trace::TestsFile,
+    jobs: Jobs,
+    progress: &mut dyn Progress,
+    claimed: bool,
+    marks: Option<Arc<Marks>>,
+) -> Result<Checked, Vec<Problem>> {
+    let path = file.path();
+    let tables = &bundle.tables;
+    progress.grow(file.size());
+    let shares = share_count(jobs);
+    let claims = claimed.then(|| Arc::new(scan::Claims::default()));
     let keep = |share| match &claims {
         Some(c) => Keep::Claim(Arc::clone(c), share),
         None => Keep::All,
     };
-    let (mut merge, scanner) = Merge::start(file, keep(0), false, progress, 0, None)?;
+    let (mut merge, scanner) = Merge::start(file, keep(0), false, progress, 0, marks.clone())?;
+    let mut lost = Lost::default();
+    let mut trust = |scanner: scan::Scanner| -> Box<dyn Iterator<Item = Piece> + Send> {
+        match marks {
+            Some(_) => Box::new(lost.trust(scanner)),
+            None => Box::new(scanner),
+        }
+    };
     let mut checked = Checked {
         tests: 0,
         failing: 0,
@@ -1054,13 +1149,18 @@ fn check_file(
     };
     match &claims {
         Some(claims) => {
-            let mut scanners: Vec<Box<dyn Iterator<Item = Piece> + Send>> = vec![Box::new(scanner)];
+            let mut scanners = vec![trust(scanner)];
             for share in 1..shares {
-                scanners.push(Box::new(file.scan(keep(share)).map_err(|p| vec![p])?));
+                let scanner = file.scan(keep(share)).map_err(|p| vec![p])?;
+                scanners.push(trust(scanner.following(marks.clone())));
             }
             scan::map_shares(scanners, |o| claims.owner(o), make, work, consume);
         }
         None => scan::map_pieces(scanner, jobs.workers(), make, work, consume),
     }
-    merge.finish(file).map(|_| checked)
+    let finished = merge.finish(file).map(|_| checked);
+    if lost.any() {
+        return Err(vec![changed_problem(file.path())]);
+    }
+    finished
 }

@@ -50,6 +50,21 @@ impl<R: Read> Read for Counting<R> {
 
 /// Bytes a [`ReadAhead`] reads per step.
 const AHEAD_CHUNK: usize = 1 << 20;
+static AHEAD_FROM: std::sync::atomic::AtomicUsize =
+    std::sync::atomic::AtomicUsize::new(AHEAD_CHUNK);
+
+static ROOM: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(AHEAD_HEAD);
+
+/// Makes [`ReadAhead::new`] in this process decompress chunks of `bytes` instead of
+/// [`AHEAD_CHUNK`], with as many bytes of room before each: for tests of the engine, whose
+/// files are small, so that a scan is not past the whole file at its first chunk (and a small
+/// chunk does not carry [`AHEAD_HEAD`] of room: bytes that outgrow the room are copied, which
+/// is slower, not different).
+#[doc(hidden)]
+pub fn chunks_of(bytes: usize) {
+    AHEAD_FROM.store(bytes.max(1), Ordering::Relaxed);
+    ROOM.store(bytes.max(1), Ordering::Relaxed);
+}
 /// Chunks a [`ReadAhead`] holds ready beyond the one being read.
 const AHEAD_CHUNKS: usize = 2;
 /// Room left free before each chunk's bytes: a scanner that takes the chunk whole puts the
@@ -71,11 +86,16 @@ pub(super) struct ReadAhead {
     at: usize,
     /// Where a chunk's bytes start: the room before them.
     head: usize,
+    chunk_bytes: usize,
 }
 
 impl ReadAhead {
     pub(super) fn new(inner: Box<dyn Read + Send>) -> ReadAhead {
-        ReadAhead::sized(inner, AHEAD_CHUNK, AHEAD_HEAD)
+        ReadAhead::sized(
+            inner,
+            AHEAD_FROM.load(Ordering::Relaxed),
+            ROOM.load(Ordering::Relaxed),
+        )
     }
 
     /// A read-ahead of chunks of `chunk_bytes` bytes, each after `head` bytes of room (tests make
@@ -125,7 +145,14 @@ impl ReadAhead {
             chunk: Vec::new(),
             at: 0,
             head,
+            chunk_bytes,
         }
+    }
+
+    /// A read-ahead of `inner` with this one's sizes, in its place (this one's thread stops
+    /// at its next chunk).
+    pub(super) fn restart(&self, inner: Box<dyn Read + Send>) -> ReadAhead {
+        ReadAhead::sized(inner, self.chunk_bytes, self.head)
     }
 
     /// The next chunk whole, its bytes after [`ReadAhead::head`] bytes of room; `None` at the
@@ -269,6 +296,22 @@ pub(super) fn open_chunked(path: &Path) -> Result<Option<(ReadAhead, Arc<AtomicU
     let (file, read) = open_counted(path)?;
     let inner = decoder(path, file)?;
     Ok(Some((ReadAhead::new(inner), read)))
+}
+
+/// The seek table of the zstd file `path` (`super::seekable`), with what a buffer needs to
+/// start decompressing at a later frame; `None` for any other file, or one without a table
+/// that fits it.
+pub(super) fn seek_of(path: &Path, read: &Arc<AtomicU64>) -> Option<super::source::Seek> {
+    if extension(path) != Some("zst") {
+        return None;
+    }
+    let file = open_regular(path).ok()?;
+    let table = super::seekable::SeekTable::read(&file)?;
+    Some(super::source::Seek {
+        file: Arc::new(file),
+        table,
+        read: Arc::clone(read),
+    })
 }
 
 /// Opens `path` with a handle on the count of its bytes read so far.

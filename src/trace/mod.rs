@@ -19,6 +19,7 @@ pub mod problem;
 pub mod raw;
 pub mod reader;
 pub mod scan;
+pub mod seekable;
 mod source;
 pub mod split;
 pub mod symbols;
@@ -122,13 +123,20 @@ impl TestsFile {
 
     /// The marks the bundle's `tests.marks` gives for the tests file (docs/trace-format.md):
     /// where each test's begin and first end record are, so that a read of the file goes to
-    /// those lines instead of searching for them. Only for a plain `tests.jsonl` of the length
-    /// the marks were made for; `None` otherwise, or if the file is not one of marks.
+    /// those lines instead of searching for them (and, in a zstd file with a seek table,
+    /// starts decompressing again at the next one it wants: `seekable`). Only for a plain
+    /// `tests.jsonl`, or a `tests.jsonl.zst` whose seek table gives its decompressed length,
+    /// of the length the marks were made for; `None` otherwise, or if the file is not one of
+    /// marks.
     pub fn marks(&self) -> Option<std::sync::Arc<scan::Marks>> {
-        if self.path.file_name()? != "tests.jsonl" {
-            return None;
-        }
-        let len = std::fs::metadata(&self.path).ok()?.len();
+        let len = match self.path.file_name()?.to_str()? {
+            "tests.jsonl" => std::fs::metadata(&self.path).ok()?.len(),
+            "tests.jsonl.zst" => {
+                let file = lines::open_regular(&self.path).ok()?;
+                seekable::SeekTable::read(&file)?.decompressed_len()
+            }
+            _ => return None,
+        };
         let marks = scan::Marks::read(&self.path.with_file_name(MARKS_FILE), Some(len))?;
         Some(std::sync::Arc::new(marks))
     }

@@ -39,6 +39,27 @@ use super::source::{Buffer, WINDOW};
 pub const MAX_RECORD: usize = 4 << 20;
 /// Bytes read from the file per step.
 const CHUNK: usize = 1 << 20;
+/// How far past the buffer's end the next mark must be for a scan to start again there
+/// ([`Scanner::jump_ahead`]): the read-ahead decompresses up to three chunks ahead, so a shorter
+/// jump would spare little and cost a new decompression from the start of a frame.
+const JUMP_MIN: u64 = 4 << 20;
+static JUMP_FROM: AtomicU64 = AtomicU64::new(JUMP_MIN);
+
+/// Makes scans in this process start again at marks `bytes` or more ahead instead of
+/// [`JUMP_MIN`]: for tests of the engine, whose files are small, to make them jump.
+#[doc(hidden)]
+pub fn jumps_from(bytes: u64) {
+    JUMP_FROM.store(bytes, Ordering::Relaxed);
+}
+
+static JUMPS: AtomicU64 = AtomicU64::new(0);
+
+/// How many times scans in this process started again at a mark: for tests, to see that a
+/// read that could fall back to searching did jump.
+#[doc(hidden)]
+pub fn jumps_taken() -> u64 {
+    JUMPS.load(Ordering::Relaxed)
+}
 /// A streamed segment goes out in pieces of about this many bytes (a piece ends at a line end).
 pub const PIECE_BYTES: usize = 1 << 19;
 /// The most bytes of one segment [`Keep::Failing`] holds before it knows the test's class.
@@ -626,6 +647,10 @@ pub struct Scanner {
     /// Bytes of a dropped segment were let go without counting their lines: `line` is right
     /// again at the next mark.
     uncounted: bool,
+    /// ([`Scanner::trusting_marks`]) A next mark this many bytes or more past the buffer's
+    /// end, with nothing to keep before it, makes a file that can start again there
+    /// ([`Buffer::jump`]: a zstd file with a seek table) do so.
+    jump_min: u64,
 }
 
 impl Scanner {
@@ -638,7 +663,8 @@ impl Scanner {
     /// [`Scanner::open`], mapping windows of at least `window` bytes.
     fn open_windowed(path: &Path, keep: Keep, window: usize) -> Result<Scanner, Problem> {
         if let Some((ahead, read)) = super::lines::open_chunked(path)? {
-            return Ok(Scanner::new(path, Buffer::chunks(ahead), read, keep));
+            let seek = super::lines::seek_of(path, &read);
+            return Ok(Scanner::new(path, Buffer::chunks(ahead, seek), read, keep));
         }
         let file = super::lines::open_regular(path)?;
         let read = Arc::new(AtomicU64::new(0));
@@ -717,6 +743,7 @@ impl Scanner {
             replay: None,
             lines_lost: None,
             uncounted: false,
+            jump_min: JUMP_FROM.load(Ordering::Relaxed),
         };
         s.cur.hold = s.start_hold();
         s
@@ -931,6 +958,10 @@ impl Scanner {
             self.seg_start = self.seg_start.saturating_sub(from);
             self.scanned -= from;
         }
+        if let Err(e) = self.jump_ahead() {
+            self.fail(&e);
+            return;
+        }
         let before = self.buf.len();
         let eof = match self.buf.fill(CHUNK) {
             Ok(eof) => eof,
@@ -966,6 +997,44 @@ impl Scanner {
         }
         self.check_partial_line();
         self.hand_on();
+    }
+
+    /// Following trusted marks, with nothing to keep before the next one and that mark
+    /// [`Scanner::jump_min`] bytes or more past what the buffer holds, a file that can start
+    /// again there does: a zstd file with a seek table is then decompressed from the frame
+    /// that holds the mark, not through every byte before it. In [`Keep::Failing`] a test
+    /// held until its first `end` record (whether it fails) is let go for it: its `end` record
+    /// is far, and if the test fails it is deferred to pass 1b, which reads it alone, as it
+    /// does a failing test too large to hold.
+    fn jump_ahead(&mut self) -> std::io::Result<()> {
+        if self.lines_lost.is_none() || self.skipping || !self.exact || !self.buf.can_jump() {
+            return Ok(());
+        }
+        let Some((next, _, _)) = self.replay.as_ref().and_then(Replay::peek) else {
+            return Ok(());
+        };
+        let end = self.consumed + self.buf.len() as u64;
+        let keeps = match self.cur.hold {
+            Hold::Drop => false,
+            Hold::Buffer => self.keep != Keep::Failing,
+            Hold::Stream => true,
+        };
+        if keeps || next.byte < end.saturating_add(self.jump_min) {
+            return Ok(());
+        }
+        // the bytes not yet scanned belong to the segment let go: none of them is a header
+        if self.buf.jump(next.byte)? {
+            JUMPS.fetch_add(1, Ordering::Relaxed);
+            if self.cur.hold == Hold::Buffer {
+                self.cur.hold = Hold::Drop;
+                self.cur.oversize = true;
+            }
+            self.consumed = self.buf.offset(0).unwrap_or(next.byte);
+            (self.scanned, self.counted, self.seg_start) = (0, 0, 0);
+            self.cur.overlong.clear();
+            self.uncounted = true;
+        }
+        Ok(())
     }
 
     /// A read error ends the file: what was read is scanned and the error closes the segment.
@@ -1613,7 +1682,7 @@ mod tests {
         let ahead = super::super::lines::ReadAhead::sized(reader, chunk, head);
         let s = Scanner::new(
             Path::new("t.jsonl"),
-            Buffer::chunks(ahead),
+            Buffer::chunks(ahead, None),
             Arc::default(),
             keep,
         );
@@ -1670,6 +1739,24 @@ mod tests {
                 "a file taken in chunks scans the same trusting marks"
             );
         }
+        // a zstd file in frames with a seek table, starting again at the marks it trusts:
+        // tiny frames and read-aheads for small files, every jump taken
+        let framed: &[(usize, usize, usize, u64)] = if text.len() <= 1 << 16 {
+            &[(64, 64, 16, 1), (512, 256, 64, 300), (4096, 1024, 1024, 1)]
+        } else {
+            &[(4096, 4096, 1024, 1), (1 << 16, 1 << 14, 1 << 14, 1 << 16)]
+        };
+        for &(frame, chunk, head, jump) in framed {
+            let (s, _dir) = framed_scanner(text, keep.clone(), frame, (chunk, head), jump);
+            let (trusting, lost) = s.following(marks.clone()).trusting_marks();
+            let got = rejoin(trusting);
+            assert!(
+                !lost.load(Ordering::Relaxed),
+                "marks of the file are not lost"
+            );
+            let case = format!("frames of {frame}, chunks of {chunk}, jumps from {jump}");
+            assert_jumped_like(&got, &read, &keep, &case);
+        }
         for window in [4096, WINDOW] {
             let (mapped, _dir) = mapped_scanner(text, keep.clone(), window);
             assert_eq!(
@@ -1695,6 +1782,58 @@ mod tests {
     }
 
     type Rejoined = (Segment, Option<Vec<u8>>, Vec<u64>);
+
+    /// A scanner of `text` written as zstd in frames of `frame` bytes with a seek table, read
+    /// ahead in chunks of `(chunk, head)`, starting again at marks `jump` bytes or more ahead.
+    fn framed_scanner(
+        text: &[u8],
+        keep: Keep,
+        frame: usize,
+        (chunk, head): (usize, usize),
+        jump: u64,
+    ) -> (Scanner, tempfile::TempDir) {
+        use std::io::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl.zst");
+        let mut w = super::super::seekable::FramedZstd::with_frames(
+            std::fs::File::create(&path).unwrap(),
+            frame,
+        )
+        .unwrap();
+        w.write_all(text).unwrap();
+        w.finish().unwrap();
+        let read = Arc::new(AtomicU64::new(0));
+        let file = super::super::lines::Counting::new(
+            std::fs::File::open(&path).unwrap(),
+            Arc::clone(&read),
+        );
+        let decoder = Box::new(zstd::Decoder::new(file).unwrap());
+        let ahead = super::super::lines::ReadAhead::sized(decoder, chunk, head);
+        let seek = super::super::lines::seek_of(&path, &read);
+        assert!(seek.is_some(), "a seek table");
+        let mut s = Scanner::new(&path, Buffer::chunks(ahead, seek), read, keep);
+        s.jump_min = jump;
+        (s, dir)
+    }
+
+    /// The segments of a scan that started again at marks are those of a read, except that in
+    /// [`Keep::Failing`] a failing test it jumped over (and every failing test after it) is
+    /// deferred, its bytes not kept.
+    fn assert_jumped_like(got: &[Rejoined], read: &[Rejoined], keep: &Keep, case: &str) {
+        assert_eq!(got.len(), read.len(), "{case}");
+        for ((g, gb, go), (r, rb, ro)) in got.iter().zip(read) {
+            let deferred_here = *keep == Keep::Failing && g.deferred && !r.deferred;
+            let mut g = g.clone();
+            if deferred_here {
+                assert!(r.failing() && gb.is_none(), "{case}: {r:?}");
+                g.deferred = false;
+            }
+            assert_eq!(format!("{g:?}"), format!("{r:?}"), "{case}");
+            if !deferred_here {
+                assert_eq!((gb, go), (rb, ro), "{case}: segment {}", r.ordinal);
+            }
+        }
+    }
 
     /// Every piece of a scan, field for field.
     fn pieces(s: Scanner) -> Vec<String> {
@@ -1889,6 +2028,41 @@ mod tests {
             ));
         }
         text
+    }
+
+    #[test]
+    fn a_framed_file_is_decompressed_from_the_frames_of_the_tests_kept() {
+        let text = many_tests(300);
+        let read_all = rejoin(scanner(text.as_bytes(), Keep::All));
+        let marks = marks_of(&read_all);
+        let keeps = [
+            Keep::Failing,
+            Keep::Only(vec![5, 120, 121, 299].into()),
+            Keep::Except((0..300).filter(|o| o % 3 != 0).collect::<Vec<_>>().into()),
+            Keep::Nothing,
+        ];
+        for keep in keeps {
+            let read = rejoin(scanner(text.as_bytes(), keep.clone()));
+            let jumps = jumps_taken();
+            let (s, _dir) = framed_scanner(text.as_bytes(), keep.clone(), 1024, (1024, 256), 1);
+            let (trusting, lost) = s.following(marks.clone()).trusting_marks();
+            let got = rejoin(trusting);
+            assert!(!lost.load(Ordering::Relaxed));
+            assert_jumped_like(&got, &read, &keep, &format!("{keep:?}"));
+            assert!(jumps_taken() > jumps, "{keep:?}: the scan jumped");
+        }
+        // a line more in a passing test: a jump lands where no header is, and the scan says
+        // its line numbers are lost, for its caller to read the file again without marks
+        let at = text.find("\"test\":\"t101\"}\n").unwrap();
+        let changed = format!(
+            "{}{{\"k\":\"def\"}}\n{}",
+            &text[..at + 16],
+            &text[at + 16..]
+        );
+        let (s, _dir) = framed_scanner(changed.as_bytes(), Keep::Failing, 1024, (1024, 256), 1);
+        let (trusting, lost) = s.following(marks).trusting_marks();
+        let _ = rejoin(trusting);
+        assert!(lost.load(Ordering::Relaxed), "the marks no longer fit");
     }
 
     #[test]

@@ -119,7 +119,19 @@ pub(super) enum Buffer {
         start: usize,
         /// As for [`Buffer::Read`].
         consumed: Option<u64>,
+        /// A zstd file with a seek table: the buffer can start again at a later frame
+        /// ([`Buffer::jump`]).
+        seek: Option<Seek>,
     },
+}
+
+/// A zstd file's frames, as its seek table gives them (`super::seekable`), to decompress
+/// from a later frame than the read has reached.
+pub(super) struct Seek {
+    pub(super) file: Arc<File>,
+    pub(super) table: super::seekable::SeekTable,
+    /// The count of the file's bytes read, for progress.
+    pub(super) read: Arc<AtomicU64>,
 }
 
 /// A buffer that is a range of a mapped window.
@@ -148,13 +160,78 @@ impl Buffer {
         }
     }
 
-    pub(super) fn chunks(ahead: ReadAhead) -> Buffer {
+    pub(super) fn chunks(ahead: ReadAhead, seek: Option<Seek>) -> Buffer {
         Buffer::Chunks {
             ahead,
             buf: Vec::new(),
             start: 0,
             consumed: Some(0),
+            seek,
         }
+    }
+
+    /// Whether [`Buffer::jump`] can start the buffer again further on.
+    pub(super) fn can_jump(&self) -> bool {
+        matches!(
+            self,
+            Buffer::Chunks {
+                seek: Some(_),
+                consumed: Some(_),
+                ..
+            }
+        )
+    }
+
+    /// Forgets the buffer's bytes and goes on from decompressed byte `to` of the file, which
+    /// lies past them: the frame that holds it is decompressed from its start, and its bytes
+    /// before `to` dropped. Whether it did: not when `to` is not in a frame, nor when the
+    /// frame there does not start as the table says (the table is then no longer used and the
+    /// read goes on in order). At the end of the file before `to` (a table that promised more
+    /// than the frames hold), the buffer is empty at the end.
+    pub(super) fn jump(&mut self, to: u64) -> io::Result<bool> {
+        let Buffer::Chunks {
+            ahead,
+            buf,
+            start,
+            consumed: Some(consumed),
+            seek: seek @ Some(_),
+        } = self
+        else {
+            return Ok(false);
+        };
+        let Some(s) = seek.as_ref() else {
+            return Ok(false);
+        };
+        let here = *consumed + (buf.len() - *start) as u64;
+        let frame = s.table.frame_of(to).filter(|_| to >= here);
+        let Some((c, d, end)) = frame else {
+            return Ok(false);
+        };
+        if !super::seekable::frame_fits(&s.file, c, s.table.frame_len(d)) {
+            *seek = None;
+            return Ok(false);
+        }
+        // progress counts the bytes passed over as read
+        s.read.fetch_max(c, Ordering::Relaxed);
+        let from = FileAt {
+            file: Arc::clone(&s.file),
+            at: c,
+            len: end,
+        };
+        let decoder = zstd::Decoder::new(Counting::new(from, Arc::clone(&s.read)))?;
+        *ahead = ahead.restart(Box::new(decoder));
+        buf.clear();
+        (*start, *consumed) = (0, d);
+        let mut at = d;
+        while at < to {
+            if self.fill(1)? {
+                break;
+            }
+            let n = self.len().min(len_usize(to - at));
+            self.consume(n);
+            at += n as u64;
+        }
+        Ok(true)
     }
 
     /// Reads `file` through windows of at least `window_bytes` mapped into memory, counting the

@@ -290,7 +290,9 @@ fn same(f: &Followed, done: &Path, word: Word) -> io::Result<bool> {
 enum Encoder {
     Plain(BufWriter<File>),
     Gzip(flate2::write::GzEncoder<BufWriter<File>>),
-    Zstd(zstd::Encoder<'static, BufWriter<File>>),
+    /// Frames with a seek table, so that a reader can start in the middle
+    /// ([`super::seekable`]).
+    Zstd(super::seekable::FramedZstd<BufWriter<File>>),
 }
 
 impl Encoder {
@@ -301,7 +303,7 @@ impl Encoder {
                 out,
                 flate2::Compression::fast(),
             )),
-            Compression::Zstd => Encoder::Zstd(zstd::Encoder::new(out, super::write::ZSTD_LEVEL)?),
+            Compression::Zstd => Encoder::Zstd(super::seekable::FramedZstd::new(out)?),
         })
     }
 
@@ -317,7 +319,7 @@ impl Encoder {
         match self {
             Encoder::Plain(mut w) => w.flush(),
             Encoder::Gzip(w) => w.finish()?.flush(),
-            Encoder::Zstd(w) => w.finish()?.flush(),
+            Encoder::Zstd(w) => w.finish().map(drop),
         }
     }
 }

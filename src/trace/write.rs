@@ -53,13 +53,39 @@ pub fn jsonl_writer(path: &Path, compression: Compression) -> io::Result<Box<dyn
             file,
             flate2::Compression::fast(),
         )),
-        Compression::Zstd => Box::new(zstd::Encoder::new(file, ZSTD_LEVEL)?.auto_finish()),
+        Compression::Zstd => Box::new(Finishing(Some(super::seekable::FramedZstd::new(file)?))),
     })
+}
+
+/// A [`super::seekable::FramedZstd`] finished when dropped, as `zstd`'s `auto_finish` does
+/// for its encoder: the seek table is written then. Its writers flush before they drop it,
+/// which writes every byte out; an error writing the table at the drop is lost, and a file
+/// without its table is read from its start.
+struct Finishing<W: Write>(Option<super::seekable::FramedZstd<W>>);
+
+impl<W: Write> Write for Finishing<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0.as_mut().map_or(Ok(0), |w| w.write(bytes))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.as_mut().map_or(Ok(()), |w| w.flush())
+    }
+}
+
+impl<W: Write> Drop for Finishing<W> {
+    fn drop(&mut self) {
+        if let Some(w) = self.0.take() {
+            let _ = w.finish();
+        }
+    }
 }
 
 /// Writes `from` compressed to `to` (`paf trace java --gzip` or `--zstd`: the Java front end
 /// writes plain JSON Lines and paf compresses them beside its analysis, with flate2's fastest
-/// level or zstd's [`ZSTD_LEVEL`] on every core: docs/performance.md, "The tracer").
+/// level or zstd's [`ZSTD_LEVEL`] in frames with a seek table, on one thread: the tests file is
+/// compressed as the tests run, and this is for the small files and the rare tests file that
+/// was not: docs/performance.md, "The tracer" and "Twenty-eighth round").
 pub fn compress_file(from: &Path, to: &Path, compression: Compression) -> io::Result<()> {
     let mut input = File::open(from)?;
     let out = BufWriter::with_capacity(1 << 20, File::create(to)?);
@@ -75,11 +101,9 @@ pub fn compress_file(from: &Path, to: &Path, compression: Compression) -> io::Re
             e.finish()?.flush()
         }
         Compression::Zstd => {
-            let mut e = zstd::Encoder::new(out, ZSTD_LEVEL)?;
-            let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-            e.multithread(u32::try_from(threads).unwrap_or(1))?;
+            let mut e = super::seekable::FramedZstd::new(out)?;
             io::copy(&mut input, &mut e)?;
-            e.finish()?.flush()
+            e.finish().map(drop)
         }
     }
 }

@@ -437,12 +437,8 @@ fn pass_one_deferred(
     // deferred test rather than decompressing every byte before it (a zstd file with a seek
     // table: `trace::seekable`). They are pass 1's own, of the file as it still is (its
     // stamp), so they fit it.
-    let (scanner, lost) = if marks.is_some() && bundle.tests.compressed() {
-        let (s, lost) = scanner.trusting_marks();
-        (s, Some(lost))
-    } else {
-        (scanner, None)
-    };
+    let mut lost = Lost::default();
+    let scanner = lost.follow(scanner, marks.is_some() && bundle.tests.compressed());
     let read = scanner.bytes_read();
     let mut feed = Feed::new();
     scan::map_pieces(
@@ -457,7 +453,7 @@ fn pass_one_deferred(
             progress.advance(2 * size + scan::load(&read), items as u64);
         },
     );
-    if lost.is_some_and(|l| l.load(std::sync::atomic::Ordering::Relaxed)) {
+    if lost.any() {
         return Err(vec![changed_problem(bundle.tests.path())]);
     }
     Ok(())
@@ -827,17 +823,13 @@ fn pass_two_scans<'p>(
     // file with a seek table starts decompressing again at its next test rather than
     // decompressing theirs (`trace::seekable`).
     let mut lost = Lost::default();
-    let mut trust = |scanner: scan::Scanner| -> Box<dyn Iterator<Item = Piece> + Send> {
-        match marks {
-            Some(_) => Box::new(lost.trust(scanner)),
-            None => Box::new(scanner),
-        }
-    };
-    let mut scanners = vec![trust(scanner)];
+    let mut scanners: Vec<Box<dyn Iterator<Item = Piece> + Send>> =
+        vec![Box::new(lost.follow(scanner, marks.is_some()))];
     for share in 1..share_count(jobs) {
         let keep = share_keep(failing, Some(&owners), share);
         let scanner = bundle.tests.scan(keep).map_err(|p| vec![p])?;
-        scanners.push(trust(scanner.following(marks.clone())));
+        let scanner = lost.follow(scanner.following(marks.clone()), marks.is_some());
+        scanners.push(Box::new(scanner));
     }
     Ok((merge, scan::Spread::Shares(scanners, owners), lost))
 }
@@ -848,7 +840,11 @@ fn pass_two_scans<'p>(
 struct Lost(Vec<Arc<std::sync::atomic::AtomicBool>>);
 
 impl Lost {
-    fn trust(&mut self, scanner: scan::Scanner) -> scan::Scanner {
+    /// `scanner`, trusting the marks it follows if `trust`, its flag kept here.
+    fn follow(&mut self, scanner: scan::Scanner, trust: bool) -> scan::Scanner {
+        if !trust {
+            return scanner;
+        }
         let (scanner, flag) = scanner.trusting_marks();
         self.0.push(flag);
         scanner
@@ -1116,12 +1112,6 @@ fn check_file_by(
     };
     let (mut merge, scanner) = Merge::start(file, keep(0), false, progress, 0, marks.clone())?;
     let mut lost = Lost::default();
-    let mut trust = |scanner: scan::Scanner| -> Box<dyn Iterator<Item = Piece> + Send> {
-        match marks {
-            Some(_) => Box::new(lost.trust(scanner)),
-            None => Box::new(scanner),
-        }
-    };
     let mut checked = Checked {
         tests: 0,
         failing: 0,
@@ -1149,10 +1139,12 @@ fn check_file_by(
     };
     match &claims {
         Some(claims) => {
-            let mut scanners = vec![trust(scanner)];
+            let mut scanners: Vec<Box<dyn Iterator<Item = Piece> + Send>> =
+                vec![Box::new(lost.follow(scanner, marks.is_some()))];
             for share in 1..shares {
                 let scanner = file.scan(keep(share)).map_err(|p| vec![p])?;
-                scanners.push(trust(scanner.following(marks.clone())));
+                let scanner = lost.follow(scanner.following(marks.clone()), marks.is_some());
+                scanners.push(Box::new(scanner));
             }
             scan::map_shares(scanners, |o| claims.owner(o), make, work, consume);
         }

@@ -9,6 +9,10 @@
 #    on the same bundle without its tests.marks, one run of each in turn, RUNS rounds (default
 #    3), then validate and rank with `-j 1`, and prints the medians, the ratios rank / floor and
 #    rank / validate, rank / floor in CPU time, and the same for rank without marks;
+# 2b. makes the same bundle as zstd (`--compress zstd`: paf trace java's default form, with the
+#    same marks) and times the syntax-only parse of it (decompressed as paf opens a file),
+#    `paf validate` and `paf rank` on it, in turn, RUNS rounds, with the ratios to its own floor
+#    and to the plain file's rank and floor; its rank must print the plain bundle's output;
 # 3. runs `paf rank` at 1x, 2x, 4x and 8x the passing tests and prints time and peak memory;
 # 4. makes a bundle of one failing and one passing test of millions of events each (at least 5
 #    million by default) and prints `paf validate` and `paf rank` time and peak memory on it;
@@ -23,10 +27,10 @@
 # Needs GNU time (/usr/bin/time, Debian package `time`) and about 14 GB free in WORKDIR for the
 # 8x bundle (each bundle is deleted before the next is made). BENCH_FAILING, BENCH_PASSING and
 # BENCH_EVENTS override the sizes, BENCH_BIG_EVENTS the average events of the two tests of 4
-# (default 7,500,000: 5.1 and 6.8 million with the seed). Exits 1 if `rank -j 1`, `rank` and
-# `rank` without marks print different output, or if a peak passes BENCH_MEMORY_MIB (default
-# 256). BENCH_SCALES (default "1 2 4 8", must start with 1) chooses the scales of step 3, for a
-# shorter run;
+# (default 7,500,000: 5.1 and 6.8 million with the seed). Exits 1 if `rank -j 1`, `rank`,
+# `rank` without marks and `rank` of the zstd bundle print different output, or if a peak passes
+# BENCH_MEMORY_MIB (default 256). BENCH_SCALES (default "1 2 4 8", must start with 1) chooses the
+# scales of step 3, for a shorter run;
 # BENCH_JAVA=0 skips step 5.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -138,6 +142,42 @@ else
 fi
 
 echo
+echo "== 2b. the same bundle as zstd (paf trace java's default form): the syntax-only parse, validate and rank, in turn, $RUNS rounds"
+# paf synth writes the same tests, in 1 MiB zstd frames with a seek table, and the same marks:
+# the reads start decompressing at the frames of the tests they want (docs/trace-format.md)
+Z="$WORK/ant2-zstd"
+rm -rf "$Z"
+"$PAF" synth --failing "$FAILING" --passing "$PASSING" --events-per-test "$EVENTS" --seed "$SEED" \
+  --compress zstd -o "$Z" 2> /dev/null
+zb=$(stat -c %s "$Z/tests.jsonl.zst")
+echo "tests.jsonl.zst: $(( zb / 1000000 )) MB ($(ratio "$zb" "$(stat -c %s "$B/tests.jsonl")") of the plain file's bytes)"
+for cmd in floor validate rank; do : > "$WORK/$cmd.zstd.runs"; done
+for _ in $(seq "$RUNS"); do
+  measure "$FLOOR" "$Z" -j "$CORES" >> "$WORK/floor.zstd.runs"
+  for cmd in validate rank; do measure "$PAF" "$cmd" "$Z" >> "$WORK/$cmd.zstd.runs"; done
+done
+for cmd in floor validate rank; do
+  echo "$cmd (zstd): runs (s KiB cpu-s): $(tr '\n' ';' < "$WORK/$cmd.zstd.runs")"
+done
+zf=$(cut -d' ' -f1 "$WORK/floor.zstd.runs" | median)
+zv=$(cut -d' ' -f1 "$WORK/validate.zstd.runs" | median)
+zr=$(cut -d' ' -f1 "$WORK/rank.zstd.runs" | median)
+zr_cpu=$(cut -d' ' -f3 "$WORK/rank.zstd.runs" | median)
+zvm=$(cut -d' ' -f2 "$WORK/validate.zstd.runs" | sort -n | tail -1)
+zrm=$(cut -d' ' -f2 "$WORK/rank.zstd.runs" | sort -n | tail -1)
+echo "median (zstd): validate $zv s (peak $((zvm / 1024)) MiB), rank $zr s (peak $((zrm / 1024)) MiB, $zr_cpu s of CPU)"
+echo "syntax-only parse of the zstd file (decompressed as paf opens it), $CORES threads: $zf s"
+echo "ratios (zstd): rank / its parse floor = $(ratio "$zr" "$zf") (target: at most 2); rank / rank of the plain file = $(ratio "$zr" "$r"); rank / parse floor of the plain file = $(ratio "$zr" "$floor_n"); rank / validate = $(ratio "$zr" "$zv")"
+"$PAF" rank "$Z" --format json > "$WORK/rank.zstd.json"
+if cmp -s "$WORK/rank.jN.json" "$WORK/rank.zstd.json"; then
+  echo "rank of the zstd bundle and of the plain one: identical output"
+else
+  echo "rank of the zstd bundle and of the plain one: OUTPUTS DIFFER" >&2
+  exit 1
+fi
+rm -rf "$Z"
+
+echo
 echo "== 3. rank at $(echo "$SCALES" | sed 's/ /x, /g')x the passing tests"
 printf '%-6s %10s %12s %10s %10s %12s\n' scale passing events seconds 'peak MiB' 's per 1M ev'
 base_mem=""
@@ -154,6 +194,7 @@ for k in $SCALES; do
 done
 echo "peak memory at ${k}x / 1x: $(awk -v a="$last_mem" -v b="$base_mem" 'BEGIN {printf "%.2f", a / b}') (target: at most 1.5)"
 peak=$(( rm_ > vm ? rm_ / 1024 : vm / 1024 ))
+for k in "$zvm" "$zrm"; do peak=$(( k / 1024 > peak ? k / 1024 : peak )); done
 peak=$(( last_mem > peak ? last_mem : peak ))
 
 echo

@@ -99,17 +99,26 @@ fn the_same_seed_writes_the_same_bytes() {
     );
 }
 
+/// A compressed bundle holds the plain one's tests, and the plain one's marks beside them (the
+/// marks count decompressed bytes), as `paf trace java` keeps its agent's beside either.
 #[test]
-fn compressed_bundles_hold_the_same_tests() {
+fn compressed_bundles_hold_the_same_tests_and_marks() {
     let plain = tempfile::tempdir().unwrap();
     synth(plain.path(), 5, &[]);
     let want = paf(&["rank", plain.path().to_str().unwrap(), "--format", "json"]);
+    let marks = std::fs::read(plain.path().join("tests.marks")).unwrap();
     for (flag, name) in [("gzip", "tests.jsonl.gz"), ("zstd", "tests.jsonl.zst")] {
         let dir = tempfile::tempdir().unwrap();
         synth(dir.path(), 5, &["--compress", flag]);
         assert!(dir.path().join(name).is_file(), "{name}");
+        assert!(
+            std::fs::read(dir.path().join("tests.marks")).unwrap() == marks,
+            "{flag}: the marks differ from the plain bundle's"
+        );
         let got = paf(&["rank", dir.path().to_str().unwrap(), "--format", "json"]);
         assert_eq!(got, want, "{flag}");
+        let (code, _, stderr) = paf(&["validate", dir.path().to_str().unwrap()]);
+        assert_eq!(code, 0, "{flag}: {stderr}");
     }
 }
 

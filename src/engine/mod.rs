@@ -310,6 +310,15 @@ fn pass_one(
     pass_one_share(bundle, options, jobs, marks, progress, Share::ALL)
 }
 
+/// Threads that decompress a zstd file with a seek table in pass 1 and 1b: one per worker, at
+/// most four. Pass 1 keeps only the failing tests and the header lines, so decompressing the
+/// file is most of its time, which one thread left to one core (an Ant-scale zstd bundle:
+/// docs/performance.md, "Twenty-ninth round"). Pass 2 and `paf validate` parse every byte, so
+/// their workers keep the cores busy, and one thread decompresses ahead of their scanner.
+fn decompressing_threads(jobs: Jobs) -> usize {
+    jobs.workers().clamp(1, 4)
+}
+
 /// Which failing tests one pass 1 analyzes: those whose segment ordinal is `k` modulo `of`.
 #[derive(Clone, Copy, Debug)]
 struct Share {
@@ -339,13 +348,22 @@ fn pass_one_share(
     // in halves on two threads when there are two cores for it.
     let stamp = bundle.tests.stamp();
     let mut lost = None;
+    let threads = decompressing_threads(jobs);
     let scanner = if let Some(marks) = marks.clone() {
         // the header lines are known: no search, so one scanner reads little but them
-        bundle.tests.scan(Keep::Failing).map(|s| {
-            let (s, flag) = s.following(Some(marks)).trusting_marks();
-            lost = Some(flag);
-            Pieces::Whole(Box::new(s))
-        })
+        bundle
+            .tests
+            .scan_decompressing_on(Keep::Failing, threads)
+            .map(|s| {
+                let (s, flag) = s.following(Some(marks)).trusting_marks();
+                lost = Some(flag);
+                Pieces::Whole(Box::new(s))
+            })
+    } else if bundle.tests.compressed() {
+        bundle
+            .tests
+            .scan_decompressing_on(Keep::Failing, threads)
+            .map(|s| Pieces::Whole(Box::new(s)))
     } else if jobs.workers() > 0 {
         bundle.tests.scan_halves(Keep::Failing)
     } else {
@@ -430,7 +448,7 @@ fn pass_one_deferred(
     let marks = first.marks(bundle);
     let scanner = bundle
         .tests
-        .scan(Keep::Only(ordinals))
+        .scan_decompressing_on(Keep::Only(ordinals), decompressing_threads(jobs))
         .map_err(|p| vec![p])?
         .following(marks.clone());
     // In a compressed file the marks are trusted, so that the scan starts again at each
@@ -1075,8 +1093,14 @@ fn check_file(
     // them, or with small tests, one scanner deals, since each share decompresses and scans
     // the whole file (docs/performance.md, "Twenty-seventh round").
     let shares = share_count(jobs);
-    let claimed =
-        shares > 1 && file.compressed() && file.sizes_hint().is_some_and(|s| mostly_large(&s));
+    let compressed = shares > 1 && file.compressed();
+    // the marks are read once: those that fit a zstd file with a seek table, else the sizes
+    let marks = compressed.then(|| file.marks()).flatten();
+    let claimed = compressed
+        && match &marks {
+            Some(marks) => mostly_large(&marks.sizes()),
+            None => file.sizes_hint().is_some_and(|s| mostly_large(&s)),
+        };
     // The shares follow the bundle's marks when they fit the file (a zstd file with a seek
     // table), trusting them: a share then passes over the tests others claimed without
     // counting their lines, and starts decompressing again at its next test rather than
@@ -1084,7 +1108,7 @@ fn check_file(
     // any problem, the file is read again without them: the result is always that of a read
     // that searches, as in `analyze`.
     if claimed
-        && let Some(marks) = file.marks()
+        && let Some(marks) = marks
         && let Ok(checked) = check_file_by(bundle, file, jobs, progress, true, Some(marks))
     {
         return Ok(checked);

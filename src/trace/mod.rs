@@ -98,6 +98,16 @@ impl TestsFile {
         scan::Scanner::open(&self.path, keep)
     }
 
+    /// [`TestsFile::scan`], a zstd file with a seek table decompressed on `threads` threads
+    /// ([`scan::Scanner::open_decompressing_on`]).
+    pub fn scan_decompressing_on(
+        &self,
+        keep: scan::Keep,
+        threads: usize,
+    ) -> Result<scan::Scanner, Problem> {
+        scan::Scanner::open_decompressing_on(&self.path, keep, threads)
+    }
+
     /// The file's size and time of last change, if it has them: two reads of the file with
     /// the same stamp read the same bytes (as far as a stamp can tell).
     pub fn stamp(&self) -> Option<Stamp> {

@@ -657,14 +657,35 @@ impl Scanner {
     /// Scans the file at `path`: a `.gz` or `.zst` file decompressed on the fly, any other
     /// mapped into memory window by window (read if it cannot be mapped, an empty file say).
     pub fn open(path: &Path, keep: Keep) -> Result<Scanner, Problem> {
-        Scanner::open_windowed(path, keep, WINDOW)
+        Scanner::open_windowed(path, keep, WINDOW, 1)
     }
 
-    /// [`Scanner::open`], mapping windows of at least `window` bytes.
-    fn open_windowed(path: &Path, keep: Keep, window: usize) -> Result<Scanner, Problem> {
-        if let Some((ahead, read)) = super::lines::open_chunked(path)? {
-            let seek = super::lines::seek_of(path, &read);
-            return Ok(Scanner::new(path, Buffer::chunks(ahead, seek), read, keep));
+    /// [`Scanner::open`], a zstd file with a seek table decompressed frame by frame on
+    /// `threads` threads ([`super::lines::ReadAhead::frames`]): for a scan that does little
+    /// with most bytes, so that decompressing them is most of its time (pass 1 of `paf rank`).
+    pub fn open_decompressing_on(
+        path: &Path,
+        keep: Keep,
+        threads: usize,
+    ) -> Result<Scanner, Problem> {
+        Scanner::open_windowed(path, keep, WINDOW, threads)
+    }
+
+    /// [`Scanner::open`], mapping windows of at least `window` bytes, decompressing on
+    /// `threads` threads.
+    fn open_windowed(
+        path: &Path,
+        keep: Keep,
+        window: usize,
+        threads: usize,
+    ) -> Result<Scanner, Problem> {
+        if let Some(c) = super::lines::open_chunked(path, threads)? {
+            return Ok(Scanner::new(
+                path,
+                Buffer::chunks(c.ahead, c.seek),
+                c.read,
+                keep,
+            ));
         }
         let file = super::lines::open_regular(path)?;
         let read = Arc::new(AtomicU64::new(0));
@@ -1670,7 +1691,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         std::fs::write(&path, text).unwrap();
-        let s = Scanner::open_windowed(&path, keep, window).unwrap();
+        let s = Scanner::open_windowed(&path, keep, window, 1).unwrap();
         assert!(matches!(s.buf, Buffer::Mapped(_)), "a plain file is mapped");
         (s, dir)
     }

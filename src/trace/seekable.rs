@@ -191,15 +191,36 @@ impl SeekTable {
     /// The frame that holds decompressed byte `at`: where it starts in the file and
     /// decompressed, and where the frames end in the file. `None` past the end.
     pub fn frame_of(&self, at: u64) -> Option<(u64, u64, u64)> {
+        let (c, d) = self.starts[self.index_of(at)?];
+        Some((c, d, self.end.0))
+    }
+
+    /// Where the frames end in the file: where the table's own frame starts.
+    pub fn frames_end(&self) -> u64 {
+        self.end.0
+    }
+
+    /// How many frames the table lists.
+    pub fn frames(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Frame `i`: where it starts in the file, its compressed size and its decompressed size,
+    /// as the table says. `None` past the last.
+    pub fn frame(&self, i: usize) -> Option<(u64, u64, u64)> {
+        let &(c, d) = self.starts.get(i)?;
+        let (next_c, next_d) = self.starts.get(i + 1).copied().unwrap_or(self.end);
+        Some((c, next_c - c, next_d - d))
+    }
+
+    /// The index of the frame that holds decompressed byte `at`; `None` past the end.
+    pub fn index_of(&self, at: u64) -> Option<usize> {
         if at >= self.end.1 {
             return None;
         }
-        let i = self
-            .starts
+        self.starts
             .partition_point(|&(_, d)| d <= at)
-            .checked_sub(1)?;
-        let (c, d) = self.starts[i];
-        Some((c, d, self.end.0))
+            .checked_sub(1)
     }
 
     /// The decompressed size of the frame that starts at decompressed byte `d` (for

@@ -17,13 +17,12 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, Read};
 use std::ops::{Deref, Range};
-use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use memmap2::{Mmap, MmapOptions};
 
-use super::lines::{Counting, ReadAhead};
+use super::lines::{Counting, FileAt, ReadAhead};
 
 /// Bytes of the file one window maps, at least: small enough that the windows alive at once
 /// (the scanner's and those of the pieces in flight) stay a few tens of megabytes, large enough
@@ -126,10 +125,11 @@ pub(super) enum Buffer {
 }
 
 /// A zstd file's frames, as its seek table gives them (`super::seekable`), to decompress
-/// from a later frame than the read has reached.
+/// from a later frame than the read has reached, or on several threads.
+#[derive(Clone)]
 pub(super) struct Seek {
     pub(super) file: Arc<File>,
-    pub(super) table: super::seekable::SeekTable,
+    pub(super) table: Arc<super::seekable::SeekTable>,
     /// The count of the file's bytes read, for progress.
     pub(super) read: Arc<AtomicU64>,
 }
@@ -203,8 +203,8 @@ impl Buffer {
             return Ok(false);
         };
         let here = *consumed + (buf.len() - *start) as u64;
-        let frame = s.table.frame_of(to).filter(|_| to >= here);
-        let Some((c, d, end)) = frame else {
+        let frame = s.table.index_of(to).filter(|_| to >= here);
+        let Some((i, (c, d, _))) = frame.zip(s.table.frame_of(to)) else {
             return Ok(false);
         };
         if !super::seekable::frame_fits(&s.file, c, s.table.frame_len(d)) {
@@ -213,13 +213,7 @@ impl Buffer {
         }
         // progress counts the bytes passed over as read
         s.read.fetch_max(c, Ordering::Relaxed);
-        let from = FileAt {
-            file: Arc::clone(&s.file),
-            at: c,
-            len: end,
-        };
-        let decoder = zstd::Decoder::new(Counting::new(from, Arc::clone(&s.read)))?;
-        *ahead = ahead.restart(Box::new(decoder));
+        *ahead = ahead.restart_at(s, i)?;
         buf.clear();
         (*start, *consumed) = (0, d);
         let mut at = d;
@@ -446,23 +440,6 @@ fn map(file: &File, offset: u64, len: usize) -> io::Result<Mmap> {
 /// A file length as a `usize` (paf runs on 64-bit targets, where it is exact).
 fn len_usize(len: u64) -> usize {
     usize::try_from(len).unwrap_or(usize::MAX)
-}
-
-/// Reads a file from an offset up to a length.
-struct FileAt {
-    file: Arc<File>,
-    at: u64,
-    len: u64,
-}
-
-impl Read for FileAt {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let left = len_usize(self.len.saturating_sub(self.at));
-        let want = buf.len().min(left);
-        let n = self.file.read_at(&mut buf[..want], self.at)?;
-        self.at += n as u64;
-        Ok(n)
-    }
 }
 
 #[cfg(test)]

@@ -116,9 +116,10 @@ pub struct BundleWriter {
     /// Bytes and lines written to the tests file so far.
     written: u64,
     lines: u64,
-    /// For a plain tests file, the lines of its marks (`tests.marks`, docs/trace-format.md)
-    /// so far: where each header record is.
-    marks: Option<String>,
+    /// The lines of the tests file's marks (`tests.marks`, docs/trace-format.md) so far: where
+    /// each header record is in its decompressed bytes. Written beside a compressed file too, as
+    /// `paf trace java` keeps its agent's: a framed zstd file's reads jump by them.
+    marks: String,
 }
 
 impl BundleWriter {
@@ -157,18 +158,16 @@ impl BundleWriter {
             line: Vec::with_capacity(256),
             written: 0,
             lines: 0,
-            marks: (compression == Compression::None).then(String::new),
+            marks: String::new(),
         })
     }
 
     /// The next record is a test's begin record (`begin`) or its end record: its place goes
     /// into the marks.
     pub fn mark(&mut self, begin: bool) {
-        if let Some(marks) = &mut self.marks {
-            use std::fmt::Write as _;
-            let kind = if begin { 'b' } else { 'e' };
-            let _ = writeln!(marks, "{kind} {} {}", self.written, self.lines + 1);
-        }
+        use std::fmt::Write as _;
+        let kind = if begin { 'b' } else { 'e' };
+        let _ = writeln!(self.marks, "{kind} {} {}", self.written, self.lines + 1);
     }
 
     /// Appends one record of `tests.jsonl`.
@@ -186,16 +185,12 @@ impl BundleWriter {
         fs::write(self.dir.join(name), contents)
     }
 
-    /// Flushes everything and writes the marks of a plain tests file; the bundle is complete
-    /// when this returns.
+    /// Flushes everything and writes the marks; the bundle is complete when this returns.
     pub fn finish(mut self) -> io::Result<()> {
         self.tests.flush()?;
-        match self.marks {
-            Some(marks) => fs::write(
-                self.dir.join(super::MARKS_FILE),
-                format!("paf-marks 1 {}\n{marks}", self.written),
-            ),
-            None => Ok(()),
-        }
+        fs::write(
+            self.dir.join(super::MARKS_FILE),
+            format!("paf-marks 1 {}\n{}", self.written, self.marks),
+        )
     }
 }

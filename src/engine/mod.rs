@@ -315,7 +315,19 @@ fn pass_one(
 /// file is most of its time, which one thread left to one core (an Ant-scale zstd bundle:
 /// docs/performance.md, "Twenty-ninth round"). Pass 2 and `paf validate` parse every byte, so
 /// their workers keep the cores busy, and one thread decompresses ahead of their scanner.
-fn decompressing_threads(jobs: Jobs) -> usize {
+///
+/// One thread, though, where half the file or more is in tests of [`scan::JUMP_MIN`] or more
+/// by the `marks` followed: the scan then jumps from test to test (la4j), needing a frame or
+/// two between jumps, and what several threads decompressed ahead is thrown away at each.
+fn decompressing_threads(jobs: Jobs, marks: Option<&Marks>) -> usize {
+    let far = |sizes: Vec<u64>| {
+        let total: u64 = sizes.iter().sum();
+        let far: u64 = sizes.iter().filter(|&&b| b >= scan::JUMP_MIN).sum();
+        far > 0 && far >= total / 2
+    };
+    if marks.is_some_and(|m| far(m.sizes())) {
+        return 1;
+    }
     jobs.workers().clamp(1, 4)
 }
 
@@ -348,7 +360,7 @@ fn pass_one_share(
     // in halves on two threads when there are two cores for it.
     let stamp = bundle.tests.stamp();
     let mut lost = None;
-    let threads = decompressing_threads(jobs);
+    let threads = decompressing_threads(jobs, marks.as_deref());
     let scanner = if let Some(marks) = marks.clone() {
         // the header lines are known: no search, so one scanner reads little but them
         bundle
@@ -448,7 +460,10 @@ fn pass_one_deferred(
     let marks = first.marks(bundle);
     let scanner = bundle
         .tests
-        .scan_decompressing_on(Keep::Only(ordinals), decompressing_threads(jobs))
+        .scan_decompressing_on(
+            Keep::Only(ordinals),
+            decompressing_threads(jobs, marks.as_deref()),
+        )
         .map_err(|p| vec![p])?
         .following(marks.clone());
     // In a compressed file the marks are trusted, so that the scan starts again at each
@@ -1179,4 +1194,43 @@ fn check_file_by(
         return Err(vec![changed_problem(file.path())]);
     }
     finished
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Marks of tests of these sizes, each a begin line and an end line 10 bytes before the
+    /// next test.
+    fn marks_of(sizes: &[u64]) -> Marks {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tests.marks");
+        let len: u64 = sizes.iter().sum();
+        let mut text = format!("paf-marks 1 {len}\n");
+        let mut at = 0;
+        for (i, size) in sizes.iter().enumerate() {
+            let line = 2 * i as u64 + 1;
+            text += &format!("b {at} {line}\ne {} {}\n", at + size - 10, line + 1);
+            at += size;
+        }
+        std::fs::write(&path, text).unwrap();
+        Marks::read(&path, Some(len)).expect("marks")
+    }
+
+    #[test]
+    fn pass_one_decompresses_on_one_thread_where_it_jumps_from_test_to_test() {
+        const MIB: u64 = 1 << 20;
+        let small = marks_of(&[100_000; 40]);
+        // la4j's shape: tests of 4 MiB and more, half the file or more
+        let far = marks_of(&[6 * MIB, 5 * MIB, 100_000, 100_000]);
+        // a few far tests in a file mostly of small ones
+        let some_far = marks_of(&[&[5 * MIB][..], &[100_000; 60][..]].concat());
+        for (jobs, threads) in [(1, 1), (2, 2), (3, 3), (8, 4)] {
+            let jobs = Jobs::new(jobs);
+            assert_eq!(decompressing_threads(jobs, None), threads);
+            assert_eq!(decompressing_threads(jobs, Some(&small)), threads);
+            assert_eq!(decompressing_threads(jobs, Some(&some_far)), threads);
+            assert_eq!(decompressing_threads(jobs, Some(&far)), 1);
+        }
+    }
 }

@@ -42,7 +42,7 @@ const CHUNK: usize = 1 << 20;
 /// How far past the buffer's end the next mark must be for a scan to start again there
 /// ([`Scanner::jump_ahead`]): the read-ahead decompresses up to three chunks ahead, so a shorter
 /// jump would spare little and cost a new decompression from the start of a frame.
-const JUMP_MIN: u64 = 4 << 20;
+pub(crate) const JUMP_MIN: u64 = 4 << 20;
 static JUMP_FROM: AtomicU64 = AtomicU64::new(JUMP_MIN);
 
 /// Makes scans in this process start again at marks `bytes` or more ahead instead of

@@ -1,7 +1,8 @@
 //! The fuzzing harness (docs/robustness.md): seeded structure-aware and byte-level mutants of
-//! every shipped bundle and of synthetic ones, compressed, truncated, bombs and special files,
-//! each run through `paf validate` and `paf rank`; and mutants of od reports, truth, ranking and
-//! clusters files and runner results through their readers in-process. Every mutant must end
+//! every shipped bundle and of synthetic ones, compressed (zstd in frames too), truncated, bombs
+//! and special files, each run through `paf validate` and `paf rank`; and mutants of od
+//! reports, truth, ranking and clusters files and runner results through their readers
+//! in-process. Every mutant must end
 //! with exit code 0 or 2, never panic or hang, stay under the memory bound, make `validate` and
 //! `rank` agree, and leave no failing test out of a ranking.
 //!
@@ -354,10 +355,19 @@ enum Store {
     Plain,
     Gzip,
     Zstd,
+    /// zstd in frames of this many decompressed bytes with a seek table, as paf writes it
+    /// (`paf::trace::seekable`); `true`: then one byte of the file changed, in a frame or in
+    /// the table.
+    Framed(usize, bool),
     /// Compressed, then cut short (a tracer killed while writing).
     Truncated,
     /// A decompression bomb: the file's bytes, then 24 MiB of one line or of blank lines.
     Bomb(bool),
+}
+
+/// A frame size for [`Store::Framed`]: small, so that a small file has many frames.
+fn frame_size(rng: &mut ChaCha8Rng) -> usize {
+    [64, 300, 1000, 4096][rng.random_range(0..4)]
 }
 
 /// Special files in place of a bundle's file.
@@ -392,10 +402,10 @@ fn mutant(rng: &mut ChaCha8Rng, seed: &Files) -> Mutant {
             m.what.push(what);
         }
         if rng.random_bool(0.3) {
-            let store = if rng.random_bool(0.5) {
-                Store::Gzip
-            } else {
-                Store::Zstd
+            let store = match rng.random_range(0..3) {
+                0 => Store::Gzip,
+                1 => Store::Zstd,
+                _ => Store::Framed(frame_size(rng), false),
             };
             m.store.insert("tests.jsonl".into(), store);
             m.what.push("compressed");
@@ -414,10 +424,12 @@ fn mutant(rng: &mut ChaCha8Rng, seed: &Files) -> Mutant {
             0..=4 => mutate_lines(rng, bytes),
             5..=7 => mutate_bytes(rng, bytes),
             8 => {
-                let store = match rng.random_range(0..5) {
+                let store = match rng.random_range(0..7) {
                     0 => Store::Gzip,
                     1 => Store::Zstd,
                     2 | 3 => Store::Truncated,
+                    4 => Store::Framed(frame_size(rng), false),
+                    5 => Store::Framed(frame_size(rng), true),
                     _ => Store::Bomb(rng.random_bool(0.5)),
                 };
                 m.store.insert(name.clone(), store);
@@ -452,6 +464,17 @@ fn write(m: &Mutant, dir: &Path, rng: &mut ChaCha8Rng) {
             Store::Plain => ("", bytes.clone()),
             Store::Gzip => (".gz", compressed(false, bytes)),
             Store::Zstd => (".zst", compressed(true, bytes)),
+            Store::Framed(frame, flip) => {
+                let mut w =
+                    paf::trace::seekable::FramedZstd::with_frames(Vec::new(), frame).unwrap();
+                w.write_all(bytes).unwrap();
+                let mut c = w.finish().unwrap();
+                if flip {
+                    let at = rng.random_range(0..c.len());
+                    c[at] ^= 1 << rng.random_range(0..8);
+                }
+                (".zst", c)
+            }
             Store::Truncated => {
                 let zst = rng.random_bool(0.5);
                 let mut c = compressed(zst, bytes);

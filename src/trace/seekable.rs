@@ -31,8 +31,10 @@ pub fn frames_of(bytes: usize) {
 const SKIPPABLE_MAGIC: u32 = 0x184D_2A5E;
 const SEEKABLE_MAGIC: u32 = 0x8F92_EAB1;
 const FOOTER: u64 = 9;
-/// The most frames a table read here may list (zstd's own limit for the format).
-const MAX_FRAMES: u64 = 0x800_0000;
+/// The most frames a table read here may list: 4 TiB of paf's frames. zstd's own limit for the
+/// format is 0x800_0000, whose starts would take 2 GiB to hold; a table that lists more than
+/// this, true or crafted, is not used (the file is read from its start).
+const MAX_FRAMES: u64 = 1 << 22;
 
 /// Writes zstd in frames of [`FRAME_BYTES`] decompressed bytes, each compressed on its own,
 /// and the seek table after the last at [`FramedZstd::finish`]. One frame's input and output
@@ -354,6 +356,25 @@ mod tests {
         let mut frames = good;
         frames[n - 9] = 0xFF; // 255 frames claimed
         assert_eq!(SeekTable::read(&file_of(&frames).1), None, "frame count");
+    }
+
+    /// A table of [`MAX_FRAMES`] empty frames is the whole of a file, and fits it; one more is
+    /// not read, so a crafted file cannot make paf hold the starts of millions of frames.
+    #[test]
+    fn a_table_of_more_than_max_frames_is_not_read() {
+        let table = |frames: u64| {
+            let mut t = Vec::new();
+            t.extend_from_slice(&SKIPPABLE_MAGIC.to_le_bytes());
+            t.extend_from_slice(&((8 * frames + FOOTER) as u32).to_le_bytes());
+            t.resize(8 + 8 * frames as usize, 0);
+            t.extend_from_slice(&(frames as u32).to_le_bytes());
+            t.push(0);
+            t.extend_from_slice(&SEEKABLE_MAGIC.to_le_bytes());
+            t
+        };
+        let at_most = SeekTable::read(&file_of(&table(MAX_FRAMES)).1).expect("a table");
+        assert_eq!(at_most.frames() as u64, MAX_FRAMES);
+        assert_eq!(SeekTable::read(&file_of(&table(MAX_FRAMES + 1)).1), None);
     }
 
     #[test]

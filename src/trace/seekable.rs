@@ -190,11 +190,18 @@ impl SeekTable {
         self.end.1
     }
 
-    /// The frame that holds decompressed byte `at`: where it starts in the file and
-    /// decompressed, and where the frames end in the file. `None` past the end.
-    pub fn frame_of(&self, at: u64) -> Option<(u64, u64, u64)> {
-        let (c, d) = self.starts[self.index_of(at)?];
-        Some((c, d, self.end.0))
+    /// The frame that holds decompressed byte `at`: its index, and where it starts in the file
+    /// and decompressed. `None` past the end.
+    pub fn frame_of(&self, at: u64) -> Option<(usize, u64, u64)> {
+        if at >= self.end.1 {
+            return None;
+        }
+        let i = self
+            .starts
+            .partition_point(|&(_, d)| d <= at)
+            .checked_sub(1)?;
+        let (c, d) = self.starts[i];
+        Some((i, c, d))
     }
 
     /// Where the frames end in the file: where the table's own frame starts.
@@ -213,16 +220,6 @@ impl SeekTable {
         let &(c, d) = self.starts.get(i)?;
         let (next_c, next_d) = self.starts.get(i + 1).copied().unwrap_or(self.end);
         Some((c, next_c - c, next_d - d))
-    }
-
-    /// The index of the frame that holds decompressed byte `at`; `None` past the end.
-    pub fn index_of(&self, at: u64) -> Option<usize> {
-        if at >= self.end.1 {
-            return None;
-        }
-        self.starts
-            .partition_point(|&(_, d)| d <= at)
-            .checked_sub(1)
     }
 
     /// The decompressed size of the frame that starts at decompressed byte `d` (for
@@ -318,8 +315,9 @@ mod tests {
         );
         // each frame decompresses alone, from where the table says it starts
         for at in [0, 9, 10, 19, 20, 24] {
-            let (c, d, end) = table.frame_of(at).unwrap();
-            assert_eq!(d, at / 10 * 10);
+            let (i, c, d) = table.frame_of(at).unwrap();
+            assert_eq!((i, d), (at as usize / 10, at / 10 * 10));
+            let end = table.frames_end();
             assert!(frame_fits(&file, c, table.frame_len(d)));
             let mut back = Vec::new();
             zstd::Decoder::new(&bytes[c as usize..end as usize])
@@ -382,7 +380,7 @@ mod tests {
         let bytes = framed(&text(30), 10, 30);
         let (_f, file) = file_of(&bytes);
         let table = SeekTable::read(&file).unwrap();
-        let (c, d, _) = table.frame_of(12).unwrap();
+        let (_, c, d) = table.frame_of(12).unwrap();
         assert!(frame_fits(&file, c, 10));
         assert!(!frame_fits(&file, c, 11));
         assert!(!frame_fits(&file, c + 1, 10), "not a frame's start");

@@ -194,7 +194,7 @@ impl Buffer {
             buf,
             start,
             consumed: Some(consumed),
-            seek: seek @ Some(_),
+            seek,
         } = self
         else {
             return Ok(false);
@@ -203,8 +203,7 @@ impl Buffer {
             return Ok(false);
         };
         let here = *consumed + (buf.len() - *start) as u64;
-        let frame = s.table.index_of(to).filter(|_| to >= here);
-        let Some((i, (c, d, _))) = frame.zip(s.table.frame_of(to)) else {
+        let Some((i, c, d)) = s.table.frame_of(to).filter(|_| to >= here) else {
             return Ok(false);
         };
         if !super::seekable::frame_fits(&s.file, c, s.table.frame_len(d)) {

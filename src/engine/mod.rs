@@ -320,12 +320,7 @@ fn pass_one(
 /// by the `marks` followed: the scan then jumps from test to test (la4j), needing a frame or
 /// two between jumps, and what several threads decompressed ahead is thrown away at each.
 fn decompressing_threads(jobs: Jobs, marks: Option<&Marks>) -> usize {
-    let far = |sizes: Vec<u64>| {
-        let total: u64 = sizes.iter().sum();
-        let far: u64 = sizes.iter().filter(|&&b| b >= scan::JUMP_MIN).sum();
-        far > 0 && far >= total / 2
-    };
-    if marks.is_some_and(|m| far(m.sizes())) {
+    if marks.is_some_and(|m| in_tests_of(&m.sizes(), scan::JUMP_MIN, 2)) {
         return 1;
     }
     jobs.workers().clamp(1, 4)
@@ -798,10 +793,19 @@ fn shares(bundle: &Bundle, marks: Option<&Marks>, jobs: Jobs) -> Option<Vec<usiz
 /// Whether large tests ([`LARGE_TEST`]) make a quarter or more of a tests file whose segments
 /// have these sizes: then one scanner of a compressed file would hold the workers back.
 fn mostly_large(sizes: &[u64]) -> bool {
+    in_tests_of(
+        sizes,
+        LARGE_FROM.load(std::sync::atomic::Ordering::Relaxed),
+        4,
+    )
+}
+
+/// Whether tests of `from` bytes or more make one `part`th or more of a tests file whose
+/// segments have these sizes (and there is at least one).
+fn in_tests_of(sizes: &[u64], from: u64, part: u64) -> bool {
     let total: u64 = sizes.iter().sum();
-    let from = LARGE_FROM.load(std::sync::atomic::Ordering::Relaxed);
     let large: u64 = sizes.iter().filter(|&&b| b >= from).sum();
-    large > 0 && large >= total / 4
+    large > 0 && large >= total / part
 }
 
 /// How many shares [`shares`] makes: one per worker, at most four. Each share decompresses the

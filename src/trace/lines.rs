@@ -122,16 +122,27 @@ impl ReadAhead {
         let (tx, chunks) = sync_channel(AHEAD_CHUNKS);
         let (spent, back) = sync_channel::<Vec<u8>>(AHEAD_CHUNKS + 2);
         std::thread::spawn(move || read_ahead(inner, chunk_bytes, head, &tx, &back));
+        ReadAhead::of(vec![chunks], vec![spent], head, chunk_bytes, None)
+    }
+
+    /// A read-ahead of the threads whose channels these are, nothing taken yet.
+    fn of(
+        chunks: Vec<Receiver<io::Result<Vec<u8>>>>,
+        spent: Vec<SyncSender<Vec<u8>>>,
+        head: usize,
+        chunk_bytes: usize,
+        frames: Option<(Seek, usize)>,
+    ) -> ReadAhead {
         ReadAhead {
-            chunks: vec![chunks],
-            spent: vec![spent],
+            chunks,
+            spent,
             taken: 0,
             recycled: 0,
             chunk: Vec::new(),
             at: 0,
             head,
             chunk_bytes,
-            frames: None,
+            frames,
         }
     }
 
@@ -156,17 +167,8 @@ impl ReadAhead {
             chunks.push(rx);
             spent.push(back_tx);
         }
-        ReadAhead {
-            chunks,
-            spent,
-            taken: 0,
-            recycled: 0,
-            chunk: Vec::new(),
-            at: 0,
-            head,
-            chunk_bytes: AHEAD_FROM.load(Ordering::Relaxed),
-            frames: Some((seek, first)),
-        }
+        let chunk_bytes = AHEAD_FROM.load(Ordering::Relaxed);
+        ReadAhead::of(chunks, spent, head, chunk_bytes, Some((seek, first)))
     }
 
     /// A read-ahead like this one of the file's frames from frame `i` of `seek` on, in its
@@ -180,13 +182,16 @@ impl ReadAhead {
                     .table
                     .frame(i)
                     .unwrap_or((seek.table.frames_end(), 0, 0));
-                Ok(ReadAhead::sized(
-                    Box::new(in_order_from(seek, c)?),
-                    self.chunk_bytes,
-                    self.head,
-                ))
+                self.in_order_from(seek, c)
             }
         }
+    }
+
+    /// A read-ahead with this one's sizes of `seek`'s file decompressed in order from byte `c`
+    /// (a frame's start) on one thread.
+    fn in_order_from(&self, seek: &Seek, c: u64) -> io::Result<ReadAhead> {
+        let inner = Box::new(in_order_from(seek, c)?);
+        Ok(ReadAhead::sized(inner, self.chunk_bytes, self.head))
     }
 
     /// The next chunk whole, its bytes after [`ReadAhead::head`] bytes of room; `None` at the
@@ -217,11 +222,10 @@ impl ReadAhead {
                     // the frames before this one decompressed as the table says: so it starts
                     // where the table says, and the stream is read on from there in order
                     let (c, _, _) = seek.table.frame(first + self.taken)?;
-                    let inner = match in_order_from(&seek, c) {
-                        Ok(inner) => inner,
+                    let next = match self.in_order_from(&seek, c) {
+                        Ok(next) => next,
                         Err(e) => return Some(Err(e)),
                     };
-                    let next = ReadAhead::sized(Box::new(inner), self.chunk_bytes, self.head);
                     (self.chunks, self.spent) = (next.chunks, next.spent);
                     (self.taken, self.recycled) = (0, 0);
                 }

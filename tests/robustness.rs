@@ -130,6 +130,12 @@ fn an_output_never_overwrites_an_input() {
             s(&b.join("tests.jsonl.gz")),
         ],
         vec![
+            "rank".into(),
+            s(&b),
+            "-o".into(),
+            s(&b.join("isolated.jsonl")),
+        ],
+        vec![
             "eval".into(),
             s(&b),
             "--truth".into(),

@@ -116,6 +116,24 @@ fn a_merged_sharded_trace_ranks_as_the_whole_bundle() {
         )),
         "{text}"
     );
+    // The merged tests file gets marks of its own: each begin record and the first end after
+    // it, by byte offset and line number (the shards' marks, if any, are of other files).
+    let tests = std::fs::read_to_string(out.join("tests.jsonl")).unwrap();
+    let mut want = format!("paf-marks 1 {}\n", tests.len());
+    let (mut byte, mut ended) = (0, true);
+    for (i, line) in tests.split_inclusive('\n').enumerate() {
+        let k = serde_json::from_str::<Value>(line).unwrap()["k"].clone();
+        if k == "begin" || (k == "end" && !ended) {
+            want.push_str(&format!("{} {byte} {}\n", &k.as_str().unwrap()[..1], i + 1));
+            ended = k == "end";
+        }
+        byte += line.len();
+    }
+    assert_eq!(want.lines().count(), 1 + 2 * 4);
+    assert_eq!(
+        std::fs::read_to_string(out.join("tests.marks")).unwrap(),
+        want
+    );
     let whole = paf(&["rank", "traces/motivating", "--format", "json"]);
     let merged = paf(&["rank", out.to_str().unwrap(), "--format", "json"]);
     assert_eq!(merged.1, whole.1);

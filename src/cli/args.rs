@@ -37,6 +37,10 @@ pub enum Command {
     Report(cmd::report::ReportArgs),
     /// Check a bundle and list every problem in it.
     Validate(cmd::validate::ValidateArgs),
+    /// Write a bundle again in another storage form (zstd in frames with a seek table, gzip or
+    /// plain), with an index of its tests file: an older or hand-compressed bundle then reads
+    /// faster. The records are unchanged.
+    Convert(cmd::convert::ConvertArgs),
     /// Order-dependence filter: find failures caused by the order tests ran in.
     Od(cmd::od::OdArgs),
     /// Measure PAF and the baselines against a ground truth: APFD, clustering F-measure,

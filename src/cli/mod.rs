@@ -106,6 +106,7 @@ fn run(command: Command) -> Result<u8, CliError> {
         Command::Explain(a) => cmd::explain::run(a),
         Command::Report(a) => cmd::report::run(a),
         Command::Validate(a) => cmd::validate::run(a),
+        Command::Convert(a) => cmd::convert::run(a),
         Command::Od(a) => cmd::od::run(a),
         Command::Eval(a) => cmd::eval::run(a),
         Command::Localize(a) => cmd::localize::run(a),

@@ -23,7 +23,8 @@ use serde_json::Value;
 
 use super::lines::Lines;
 use super::problem::Problem;
-use super::write::{Compression, jsonl_writer};
+use super::scan::Marks;
+use super::write::{Compression, Encoder};
 
 /// What a merge wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,9 +59,9 @@ impl Statements {
     }
 
     /// Takes in a bundle's statement table; the map from its ids to the merged ids.
-    fn absorb(&mut self, path: &Path) -> Result<HashMap<u64, u64>, Vec<Problem>> {
+    fn absorb(&mut self, path: &Path) -> Result<IdMap, Vec<Problem>> {
         let mut lines = Lines::open(path).map_err(|p| vec![p])?;
-        let mut map = HashMap::new();
+        let mut map = IdMap::default();
         while let Some(line) = lines.next_line().map_err(|p| vec![p])? {
             let (old, key, mut value) = parse_statement(path, line.text, line.number)?;
             let next = self.next;
@@ -117,48 +118,96 @@ fn record(value: &Value) -> String {
     s
 }
 
-/// `line` with every statement id under `keys` mapped; an id the map lacks is a problem.
+/// `line` with every statement id under `keys` mapped; an id the map lacks is a problem. The
+/// line itself when every id maps to itself (the first shard's, as a rule).
 fn remap<'l>(
     line: &'l str,
-    keys: &Regex,
-    map: &HashMap<u64, u64>,
+    keys: &Keys,
+    map: &IdMap,
     path: &Path,
     number: u64,
 ) -> Result<Cow<'l, str>, Problem> {
-    let mut missing = None;
-    let out = keys.replace_all(line, |c: &regex::Captures<'_>| {
-        let old: u64 = c[2].parse().unwrap_or(u64::MAX);
-        match map.get(&old) {
-            Some(new) => format!("{}{new}", &c[1]),
-            None => {
-                missing.get_or_insert(old);
-                c[0].to_string()
+    let ids = keys.ids(line.as_bytes());
+    let mut out = String::new();
+    let mut last = 0;
+    for (start, end) in ids {
+        // ASCII digits: a slice of the line on character boundaries.
+        let old: u64 = line[start..end].parse().unwrap_or(u64::MAX);
+        let Some(&new) = map.get(&old) else {
+            return Err(Problem::at(
+                path,
+                number,
+                format!("statement id {old} is not in the bundle's statement table"),
+            ));
+        };
+        if new != old || !out.is_empty() {
+            if out.is_empty() {
+                out.reserve(line.len() + 16);
+            }
+            out.push_str(&line[last..start]);
+            out.push_str(&new.to_string());
+            last = end;
+        }
+    }
+    if out.is_empty() {
+        return Ok(Cow::Borrowed(line));
+    }
+    out.push_str(&line[last..]);
+    Ok(Cow::Owned(out))
+}
+
+/// A merged bundle's statement id for each of a part's.
+type IdMap = rustc_hash::FxHashMap<u64, u64>;
+
+/// The keys whose numbers are statement ids, found as JSON writes them: the quoted key, any
+/// whitespace, a colon, any whitespace, then ASCII digits (`"stmt": 4`). A key's letters
+/// elsewhere (a local named `stmt`) are not followed by a colon, so they are left alone. By
+/// hand rather than by a regex: this search is most of a merge's time (la4j's 21 million
+/// events, docs/performance.md "Thirtieth round").
+struct Keys([memchr::memmem::Finder<'static>; 2]);
+
+impl Keys {
+    /// Where the ids are in `line`, in order: each a range of digits.
+    fn ids(&self, line: &[u8]) -> Vec<(usize, usize)> {
+        let mut ids = Vec::new();
+        for key in &self.0 {
+            for at in key.find_iter(line) {
+                let mut i = at + key.needle().len();
+                let skip = |mut i: usize| {
+                    while line.get(i).is_some_and(u8::is_ascii_whitespace) {
+                        i += 1;
+                    }
+                    i
+                };
+                i = skip(i);
+                if line.get(i) != Some(&b':') {
+                    continue;
+                }
+                let start = skip(i + 1);
+                let mut end = start;
+                while line.get(end).is_some_and(u8::is_ascii_digit) {
+                    end += 1;
+                }
+                if end > start {
+                    ids.push((start, end));
+                }
             }
         }
-    });
-    match missing {
-        Some(id) => Err(Problem::at(
-            path,
-            number,
-            format!("statement id {id} is not in the bundle's statement table"),
-        )),
-        None => Ok(out),
+        ids.sort_unstable();
+        ids
     }
 }
 
-type Regex = regex::Regex;
-
 /// `"stmt": N` and `"site": N`: the statement ids of events.
-fn event_keys() -> &'static Regex {
-    static KEYS: OnceLock<Regex> = OnceLock::new();
-    // A constant pattern: it compiles (the unit tests run it).
-    KEYS.get_or_init(|| Regex::new(r#"("(?:stmt|site)"\s*:\s*)(\d+)"#).expect("valid regex"))
+fn event_keys() -> &'static Keys {
+    static KEYS: OnceLock<Keys> = OnceLock::new();
+    KEYS.get_or_init(|| Keys([b"\"stmt\"", b"\"site\""].map(memchr::memmem::Finder::new)))
 }
 
 /// `"def": N` and `"use": N`: the statement ids of a static DUA.
-fn dua_keys() -> &'static Regex {
-    static KEYS: OnceLock<Regex> = OnceLock::new();
-    KEYS.get_or_init(|| Regex::new(r#"("(?:def|use)"\s*:\s*)(\d+)"#).expect("valid regex"))
+fn dua_keys() -> &'static Keys {
+    static KEYS: OnceLock<Keys> = OnceLock::new();
+    KEYS.get_or_init(|| Keys([b"\"def\"" as &[u8], b"\"use\""].map(memchr::memmem::Finder::new)))
 }
 
 /// The test id of a `begin` record, if the line is one.
@@ -203,9 +252,9 @@ fn write_file(
     name.push(".tmp");
     let tmp = path.with_file_name(name);
     {
-        let mut w = jsonl_writer(&tmp, Compression::of(path)).map_err(|e| cannot(&tmp, e))?;
-        fill(&mut *w)?;
-        w.flush().map_err(|e| cannot(&tmp, e))?;
+        let mut w = Encoder::create(&tmp, Compression::of(path)).map_err(|e| cannot(&tmp, e))?;
+        fill(&mut w)?;
+        w.finish().map_err(|e| cannot(&tmp, e))?;
     }
     fs::rename(&tmp, path).map_err(|e| cannot(path, e))
 }
@@ -243,6 +292,7 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<Merged, Vec<Problem>> {
         .and_then(|p| p.file_name().map(|n| n.to_os_string()))
         .unwrap_or_else(|| "tests.jsonl".into());
     let tests = merge_tests(parts, &maps, "tests", &out.join(&tests_name))?;
+    write_marks(&out.join(&tests_name))?;
     if parts.iter().any(|p| find(p, "isolated").is_some()) {
         merge_tests(parts, &maps, "isolated", &out.join("isolated.jsonl"))?;
     }
@@ -262,6 +312,24 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<Merged, Vec<Problem>> {
         tests,
         statements: table.records.len(),
     })
+}
+
+/// Writes `tests.marks` for the merged tests file at `tests` (docs/trace-format.md), from a
+/// scan of it: the parts' own marks are of other files. Where a scan cannot make them (a line
+/// over 4 MiB), an earlier merge's marks in the directory are removed instead.
+fn write_marks(tests: &Path) -> Result<(), Vec<Problem>> {
+    let path = tests.with_file_name(super::MARKS_FILE);
+    match Marks::of_file(tests).map_err(|p| vec![p])? {
+        Some(marks) => {
+            let tmp = path.with_file_name(format!("{}.tmp", super::MARKS_FILE));
+            fs::write(&tmp, marks.text()).map_err(|e| cannot(&tmp, e))?;
+            fs::rename(&tmp, &path).map_err(|e| cannot(&path, e))
+        }
+        None => match fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(cannot(&path, e)),
+            _ => Ok(()),
+        },
+    }
 }
 
 fn same_dir(a: &Path, b: &Path) -> bool {
@@ -290,7 +358,7 @@ fn merged_manifest(mut m: Value, parts: usize) -> Value {
 /// The `name` file of every part, statement ids rewritten, into `out`; the number of tests.
 fn merge_tests(
     parts: &[PathBuf],
-    maps: &[HashMap<u64, u64>],
+    maps: &[IdMap],
     name: &str,
     out: &Path,
 ) -> Result<usize, Vec<Problem>> {
@@ -323,11 +391,7 @@ fn merge_tests(
 }
 
 /// The static DUAs of every part, remapped, each once.
-fn merge_duas(
-    parts: &[PathBuf],
-    maps: &[HashMap<u64, u64>],
-    out: &Path,
-) -> Result<(), Vec<Problem>> {
+fn merge_duas(parts: &[PathBuf], maps: &[IdMap], out: &Path) -> Result<(), Vec<Problem>> {
     let mut lines: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     let mut seen = HashSet::new();
     for (i, (p, map)) in parts.iter().zip(maps).enumerate() {
@@ -365,7 +429,7 @@ pub fn add_isolated(bundle: &Path, parts: &[PathBuf]) -> Result<usize, Vec<Probl
     })?;
     let mut table = Statements::own(&statements)?;
     let known = table.records.len();
-    let maps: Vec<HashMap<u64, u64>> = parts
+    let maps: Vec<IdMap> = parts
         .iter()
         .map(|p| {
             let path = find(p, "statements").ok_or_else(|| {
@@ -440,7 +504,7 @@ mod tests {
 
     #[test]
     fn statement_ids_are_rewritten_in_place() {
-        let map: HashMap<u64, u64> = [(3, 7), (4, 0)].into_iter().collect();
+        let map: IdMap = [(3, 7), (4, 0)].into_iter().collect();
         let line =
             r#"{"k":"alloc","obj":1,"frame":2,"stmt":3,"fields":[{"field":"A.f", "stmt": 4}]}"#;
         let got = remap(line, event_keys(), &map, Path::new("t"), 1).unwrap();
@@ -457,6 +521,41 @@ mod tests {
         );
         let err = remap(r#"{"stmt":9}"#, event_keys(), &map, Path::new("t"), 5).unwrap_err();
         assert_eq!(err.line, Some(5));
+        assert_eq!(
+            err.message,
+            "statement id 9 is not in the bundle's statement table"
+        );
+        // Whitespace around the colon; "site" too; a key with no number, or with no colon
+        // after it, or cut off by the line's end, is left as it is.
+        let line = "{\"stmt\" :\t3, \"site\":4,\"x\":\"stmt\",\"stmt\":null,\"site\"";
+        let got = remap(line, event_keys(), &map, Path::new("t"), 1).unwrap();
+        assert_eq!(
+            got,
+            "{\"stmt\" :\t7, \"site\":0,\"x\":\"stmt\",\"stmt\":null,\"site\""
+        );
+        // Ids that map to themselves leave the line as it is, unchanged and uncopied; one that
+        // does not is rewritten after them.
+        let map: IdMap = [(3, 3), (4, 4), (5, 6)].into_iter().collect();
+        let line = r#"{"stmt":3,"site":4}"#;
+        let got = remap(line, event_keys(), &map, Path::new("t"), 1).unwrap();
+        assert!(matches!(got, Cow::Borrowed(l) if l == line));
+        let got = remap(
+            r#"{"stmt":3,"site":5}"#,
+            event_keys(),
+            &map,
+            Path::new("t"),
+            1,
+        );
+        assert_eq!(got.unwrap(), r#"{"stmt":3,"site":6}"#);
+        // A static DUA's keys.
+        let got = remap(
+            r#"{"def":5,"use":3,"var":"use"}"#,
+            dua_keys(),
+            &map,
+            Path::new("t"),
+            1,
+        );
+        assert_eq!(got.unwrap(), r#"{"def":6,"use":3,"var":"use"}"#);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! checks that span the file, and [`TestReader`] does all three on the calling thread.
 
 pub mod assemble;
+pub mod convert;
 pub mod fast;
 pub mod feed;
 pub mod ids;
@@ -46,7 +47,7 @@ pub struct Stamp(u64, std::time::SystemTime);
 pub const MARKS_FILE: &str = "tests.marks";
 
 /// Every file a bundle may hold: what no output may overwrite.
-pub const BUNDLE_FILES: [&str; 11] = [
+pub const BUNDLE_FILES: [&str; 14] = [
     "manifest.json",
     "statements.jsonl",
     "statements.jsonl.gz",
@@ -57,6 +58,9 @@ pub const BUNDLE_FILES: [&str; 11] = [
     "tests.jsonl",
     "tests.jsonl.gz",
     "tests.jsonl.zst",
+    "isolated.jsonl",
+    "isolated.jsonl.gz",
+    "isolated.jsonl.zst",
     MARKS_FILE,
 ];
 
@@ -199,11 +203,7 @@ impl Bundle {
     /// Opens the bundle at `path` (its directory, or its `manifest.json`) and reads the
     /// manifest, statement table and static DUAs. Every problem found is returned.
     pub fn open(path: &Path) -> Result<Bundle, Vec<Problem>> {
-        let dir = if path.file_name().is_some_and(|n| n == "manifest.json") {
-            path.parent().unwrap_or(Path::new(".")).to_path_buf()
-        } else {
-            path.to_path_buf()
-        };
+        let dir = bundle_dir(path).to_path_buf();
         if !dir.is_dir() {
             let what = if dir.exists() {
                 "not a directory: expected a bundle directory holding manifest.json"
@@ -264,10 +264,24 @@ impl Bundle {
     }
 }
 
+/// The directory of the bundle a command was given: `path`, or the directory of the
+/// `manifest.json` it names.
+pub fn bundle_dir(path: &Path) -> &Path {
+    if path.file_name().is_some_and(|n| n == "manifest.json") {
+        path.parent().unwrap_or(Path::new("."))
+    } else {
+        path
+    }
+}
+
 /// Finds `NAME.jsonl`, `NAME.jsonl.gz` or `NAME.jsonl.zst` in `dir`; more than one is
 /// ambiguous, and one that is there but is no regular file (a directory, a named pipe, a
 /// device, a link loop) is a problem that says what it is.
-fn find_jsonl(dir: &Path, name: &str, required: bool) -> Result<Option<PathBuf>, Problem> {
+pub(crate) fn find_jsonl(
+    dir: &Path,
+    name: &str,
+    required: bool,
+) -> Result<Option<PathBuf>, Problem> {
     let found: Vec<PathBuf> = ["", ".gz", ".zst"]
         .iter()
         .map(|suffix| dir.join(format!("{name}.jsonl{suffix}")))

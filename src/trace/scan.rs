@@ -382,6 +382,42 @@ impl Marks {
         None
     }
 
+    /// The length of the file the marks were made for.
+    pub fn file_len(&self) -> u64 {
+        self.len
+    }
+
+    /// The marks as a `tests.marks` file holds them (docs/trace-format.md): what
+    /// [`Marks::read`] reads back.
+    pub fn text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut text = format!("paf-marks 1 {}\n", self.len);
+        let (mut at, mut last) = (0, At { byte: 0, line: 1 });
+        while let Some((mark, begin, next)) = self.mark(at, last) {
+            let kind = if begin { 'b' } else { 'e' };
+            let _ = writeln!(text, "{kind} {} {}", mark.byte, mark.line);
+            (at, last) = (next, mark);
+        }
+        text
+    }
+
+    /// The marks of the tests file at `path`, from a scan of it that keeps nothing: the header
+    /// lines the engine's own search finds (`paf convert` and the bundle merge write them).
+    /// `Ok(None)` when a scan cannot give every one (a line over [`MAX_RECORD`] before a header
+    /// hides its place); the error of a read that fails.
+    pub fn of_file(path: &Path) -> Result<Option<Marks>, Problem> {
+        let mut marks = Marks::default();
+        for piece in Scanner::open(path, Keep::Nothing)? {
+            if let Some(seg) = piece.end {
+                if let Some(p) = seg.fatal {
+                    return Err(p);
+                }
+                marks.add(&seg);
+            }
+        }
+        Ok(marks.whole.then_some(marks))
+    }
+
     /// The bytes of each segment, by ordinal: the lines before the first `begin` record
     /// (ordinal 0), then each test from its `begin` record to the next one or the file's end.
     pub fn sizes(&self) -> Vec<u64> {
@@ -1974,6 +2010,38 @@ mod tests {
         let short = "paf-marks 1 120\nb 0 1\ne 40 0003\nb 90 4\n";
         assert_eq!(read(short, 120), want, "leading zeros are a number still");
         assert_eq!(Marks::read(&dir.path().join("none"), Some(120)), None);
+        // What `text` writes is what was read.
+        assert_eq!(want.as_ref().map(Marks::text).as_deref(), Some(good));
+    }
+
+    /// The marks a scan of a file finds are its header lines; a line too long to hold hides
+    /// the places after it, so there are none.
+    #[test]
+    fn a_files_marks_are_its_begin_and_first_end_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tests.jsonl");
+        let begin = |t: &str| format!("{{\"k\":\"begin\",\"test\":\"{t}\"}}\n");
+        let end = "{\"k\":\"end\",\"test\":\"t\",\"outcome\":\"pass\",\"events\":0}\n";
+        // offsets: 0 (25 bytes), 25 (51), 76 (51), 127 (25), 152 (a blank line), 153 (51)
+        let text = [
+            begin("a"),
+            end.into(),
+            end.into(),
+            begin("b"),
+            "\n".into(),
+            end.into(),
+        ]
+        .concat();
+        assert_eq!((begin("a").len(), end.len()), (25, 51));
+        std::fs::write(&path, &text).unwrap();
+        let marks = Marks::of_file(&path).unwrap().unwrap();
+        assert_eq!(
+            marks.text(),
+            "paf-marks 1 204\nb 0 1\ne 25 2\nb 127 4\ne 153 6\n"
+        );
+        let long = format!("{{\"k\":\"def\",\"pad\":\"{}\"}}\n", "x".repeat(MAX_RECORD));
+        std::fs::write(&path, [begin("a"), long, end.into()].concat()).unwrap();
+        assert_eq!(Marks::of_file(&path).unwrap(), None);
     }
 
     #[test]

@@ -121,10 +121,8 @@ impl<W: Write> Write for FramedZstd<W> {
     }
 
     /// Ends the frame being filled and flushes it out, so that an error writing the last bytes
-    /// comes here, not at [`FramedZstd::finish`] (which `jsonl_writer`'s writer calls when it is
-    /// dropped, where an error is lost: then only the table is missing, and the file is read
-    /// from its start). Writers flush once, at their end; a flush after every write would make
-    /// frames as small as the writes.
+    /// comes here, not at [`FramedZstd::finish`]. Writers flush once, at their end; a flush
+    /// after every write would make frames as small as the writes.
     fn flush(&mut self) -> io::Result<()> {
         self.end_frame()?;
         self.out.flush()

@@ -43,41 +43,59 @@ impl Compression {
 /// (docs/performance.md, "Eleventh round").
 pub const ZSTD_LEVEL: i32 = 1;
 
-/// A buffered writer of a JSON Lines file, compressed as asked (the bundle merge writes its
-/// files through it too).
-pub fn jsonl_writer(path: &Path, compression: Compression) -> io::Result<Box<dyn Write>> {
-    let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
-    Ok(match compression {
-        Compression::None => Box::new(file),
-        Compression::Gzip => Box::new(flate2::write::GzEncoder::new(
-            file,
-            flate2::Compression::fast(),
-        )),
-        Compression::Zstd => Box::new(Finishing(Some(super::seekable::FramedZstd::new(file)?))),
-    })
+/// A buffered writer of a bundle file, compressed as asked (the bundle merge and `paf convert`
+/// write their files through it too). [`Encoder::finish`] ends it: a gzip trailer, a zstd
+/// file's seek table; an encoder dropped unfinished leaves a file paf rejects or (zstd without
+/// its table) reads from its start.
+pub enum Encoder {
+    Plain(BufWriter<File>),
+    Gzip(flate2::write::GzEncoder<BufWriter<File>>),
+    Zstd(super::seekable::FramedZstd<BufWriter<File>>),
 }
 
-/// A [`super::seekable::FramedZstd`] finished when dropped, as `zstd`'s `auto_finish` does
-/// for its encoder: the seek table is written then. Its writers flush before they drop it,
-/// which writes every byte out; an error writing the table at the drop is lost, and a file
-/// without its table is read from its start.
-struct Finishing<W: Write>(Option<super::seekable::FramedZstd<W>>);
+impl Encoder {
+    /// Creates `path` (truncating it) to hold bytes compressed as `compression` says.
+    pub fn create(path: &Path, compression: Compression) -> io::Result<Encoder> {
+        let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
+        Ok(match compression {
+            Compression::None => Encoder::Plain(file),
+            Compression::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(
+                file,
+                flate2::Compression::fast(),
+            )),
+            Compression::Zstd => Encoder::Zstd(super::seekable::FramedZstd::new(file)?),
+        })
+    }
 
-impl<W: Write> Write for Finishing<W> {
+    /// Writes what is left (the last frame, a trailer or seek table) and flushes the file.
+    pub fn finish(self) -> io::Result<()> {
+        match self {
+            Encoder::Plain(mut w) => w.flush(),
+            Encoder::Gzip(e) => e.finish()?.flush(),
+            Encoder::Zstd(e) => e.finish().map(drop),
+        }
+    }
+
+    fn inner(&mut self) -> &mut dyn Write {
+        match self {
+            Encoder::Plain(w) => w,
+            Encoder::Gzip(e) => e,
+            Encoder::Zstd(e) => e,
+        }
+    }
+}
+
+impl Write for Encoder {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.0.as_mut().map_or(Ok(0), |w| w.write(bytes))
+        self.inner().write(bytes)
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.inner().write_all(bytes)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.0.as_mut().map_or(Ok(()), |w| w.flush())
-    }
-}
-
-impl<W: Write> Drop for Finishing<W> {
-    fn drop(&mut self) {
-        if let Some(w) = self.0.take() {
-            let _ = w.finish();
-        }
+        self.inner().flush()
     }
 }
 
@@ -88,30 +106,15 @@ impl<W: Write> Drop for Finishing<W> {
 /// was not: docs/performance.md, "The tracer" and "Twenty-eighth round").
 pub fn compress_file(from: &Path, to: &Path, compression: Compression) -> io::Result<()> {
     let mut input = File::open(from)?;
-    let out = BufWriter::with_capacity(1 << 20, File::create(to)?);
-    match compression {
-        Compression::None => {
-            let mut out = out;
-            io::copy(&mut input, &mut out)?;
-            out.flush()
-        }
-        Compression::Gzip => {
-            let mut e = flate2::write::GzEncoder::new(out, flate2::Compression::fast());
-            io::copy(&mut input, &mut e)?;
-            e.finish()?.flush()
-        }
-        Compression::Zstd => {
-            let mut e = super::seekable::FramedZstd::new(out)?;
-            io::copy(&mut input, &mut e)?;
-            e.finish().map(drop)
-        }
-    }
+    let mut out = Encoder::create(to, compression)?;
+    io::copy(&mut input, &mut out)?;
+    out.finish()
 }
 
 /// Streams a bundle to a directory.
 pub struct BundleWriter {
     dir: PathBuf,
-    tests: Box<dyn Write>,
+    tests: Encoder,
     line: Vec<u8>,
     /// Bytes and lines written to the tests file so far.
     written: u64,
@@ -151,7 +154,7 @@ impl BundleWriter {
         }
         st.flush()?;
         let path = dir.join(format!("tests.jsonl{}", compression.suffix()));
-        let tests = jsonl_writer(&path, compression)?;
+        let tests = Encoder::create(&path, compression)?;
         Ok(BundleWriter {
             dir: dir.to_path_buf(),
             tests,
@@ -186,8 +189,8 @@ impl BundleWriter {
     }
 
     /// Flushes everything and writes the marks; the bundle is complete when this returns.
-    pub fn finish(mut self) -> io::Result<()> {
-        self.tests.flush()?;
+    pub fn finish(self) -> io::Result<()> {
+        self.tests.finish()?;
         fs::write(
             self.dir.join(super::MARKS_FILE),
             format!("paf-marks 1 {}\n{}", self.written, self.marks),

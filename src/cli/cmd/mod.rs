@@ -2,6 +2,7 @@
 //! the library and hands the result to the output module. Shared here: opening and analyzing a
 //! bundle with a progress bar, and the checks of `-o`.
 
+pub mod convert;
 pub mod eval;
 pub mod explain;
 pub mod install;
@@ -69,11 +70,7 @@ fn overwrites(out: &Path, inputs: &[Input<'_>]) -> Option<PathBuf> {
     inputs.iter().find_map(|input| match *input {
         Input::File(f) => same_file(out, f).then(|| f.to_path_buf()),
         Input::Bundle(b) => {
-            let dir = if b.file_name().is_some_and(|n| n == "manifest.json") {
-                b.parent().unwrap_or(Path::new("."))
-            } else {
-                b
-            };
+            let dir = crate::trace::bundle_dir(b);
             crate::trace::BUNDLE_FILES
                 .iter()
                 .map(|f| dir.join(f))

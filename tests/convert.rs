@@ -251,8 +251,31 @@ fn bad_input_is_refused_with_its_file_and_leaves_nothing() {
     // Not a bundle.
     let (code, _, stderr) = paf(&["convert", s(&work.path().join("none")), "-o", s(&out)]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("none/manifest.json: missing"), "{stderr}");
+    assert!(
+        stderr.contains("none: no such bundle directory"),
+        "{stderr}"
+    );
     nothing_left(work.path(), &out);
+
+    // A manifest of another format, as any command reading the bundle refuses it.
+    let other = work.path().join("other");
+    store(&plain, &other, "plain");
+    std::fs::write(other.join("manifest.json"), r#"{"format":"x","version":1}"#).unwrap();
+    let (code, _, stderr) = paf(&["convert", s(&other), "-o", s(&out)]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(r#"other/manifest.json: format is "x": expected "paf-trace""#),
+        "{stderr}"
+    );
+    nothing_left(work.path(), &out);
+
+    // A new bundle in a directory that does not exist.
+    let (code, _, stderr) = paf(&["convert", s(&plain), "-o", s(&work.path().join("no/out"))]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("no: no such directory: expected the directory to hold the new bundle"),
+        "{stderr}"
+    );
 
     // An output that exists: the bundle itself, or any other path.
     for existing in [&plain, &work.path().join("plain/truth.csv")] {

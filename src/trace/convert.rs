@@ -1,6 +1,7 @@
 //! Rewriting a bundle in another storage form (`paf convert`): each record file decompressed
 //! and compressed again as asked, its bytes otherwise unchanged, and `tests.marks` made for the
-//! tests file, so that a bundle that gzip, zstd's own tool or an older paf compressed becomes
+//! tests file (from a scan of its bytes as the copy decompresses them), so that a bundle that
+//! gzip, zstd's own tool or an older paf compressed becomes
 //! one that paf reads from its middle (docs/trace-format.md, docs/performance.md "Thirtieth
 //! round").
 //!
@@ -11,10 +12,11 @@
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender};
 
 use super::problem::Problem;
 use super::scan::Marks;
-use super::write::{Compression, Encoder};
+use super::write::{Behind, Compression};
 use super::{MARKS_FILE, find_jsonl, lines};
 
 /// The record files of a bundle, by name without `.jsonl` and its suffix.
@@ -36,17 +38,24 @@ pub struct Converted {
 /// Writes the bundle at `bundle` (its directory or its `manifest.json`) as a new bundle at
 /// `out`, every record file compressed as `to` says, its decompressed bytes the same.
 pub fn convert(bundle: &Path, out: &Path, to: Compression) -> Result<Converted, Vec<Problem>> {
-    let dir = super::bundle_dir(bundle);
-    if !dir.join("manifest.json").is_file() {
-        return Err(vec![Problem::in_file(
-            &dir.join("manifest.json"),
-            "missing: expected a bundle directory holding manifest.json",
-        )]);
-    }
+    let dir = &super::existing_bundle_dir(bundle).map_err(|p| vec![p])?;
+    // Checked as any command reading the bundle checks it: a manifest of another format or
+    // version is not converted.
+    super::read_manifest(&dir.join("manifest.json")).map_err(|p| vec![p])?;
     if fs::symlink_metadata(out).is_ok() {
         return Err(vec![Problem::in_file(
             out,
             "already exists: expected a new directory for -o (paf convert writes a new bundle)",
+        )]);
+    }
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(vec![Problem::in_file(
+            parent,
+            "no such directory: expected the directory to hold the new bundle",
         )]);
     }
     let mut problems = Vec::new();
@@ -62,24 +71,26 @@ pub fn convert(bundle: &Path, out: &Path, to: Compression) -> Result<Converted, 
         return Err(problems);
     }
     let (copied, left_out) = other_entries(dir, &sources)?;
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
     let work = tempfile::Builder::new()
         .prefix(".paf-convert-")
         .tempdir_in(parent)
-        .map_err(|e| vec![Problem::in_file(out, format!("cannot write: {e}"))])?;
+        .map_err(|e| {
+            vec![Problem::in_file(
+                parent,
+                format!("cannot write: {}", e.kind()),
+            )]
+        })?;
     let tests = sources
         .iter()
         .find(|(name, _)| *name == "tests")
         .map(|(_, path)| path.clone())
         .expect("tests is required"); // find_jsonl returned it or an error
-    // The marks come from a scan of the input's tests file, on a thread of its own beside the
-    // copies: its decompressed bytes are the new file's.
+    // The marks come from a scan of the tests file's bytes as the copy decompresses them (they
+    // are the new file's), on a thread of its own beside the copy.
+    let (tee, chunks) = std::sync::mpsc::sync_channel(4);
     let (files, marks) = std::thread::scope(|scope| {
-        let marks = scope.spawn(|| Marks::of_file(&tests));
-        let files = copy_records(&sources, work.path(), to, out);
+        let marks = scope.spawn(|| Marks::of_reader(&tests, Box::new(Received::new(chunks))));
+        let files = copy_records(&sources, work.path(), to, out, tee);
         let marks = marks.join().unwrap_or_else(|_| {
             Err(Problem::in_file(
                 &tests,
@@ -100,7 +111,7 @@ pub fn convert(bundle: &Path, out: &Path, to: Compression) -> Result<Converted, 
                 .map_err(|e| vec![Problem::in_file(&out.join(MARKS_FILE), e.to_string())])?;
             Ok(text.lines().filter(|l| l.starts_with("b ")).count())
         }
-        Some(_) => Err("the tests file changed while it was read"),
+        Some(_) => Err("its scan did not reach the end of the tests file"),
         None => Err("a line of the tests file is longer than 4 MiB"),
     };
     for name in &copied {
@@ -157,13 +168,16 @@ fn other_entries(
 }
 
 /// Copies each record file into `work`, decompressed and compressed as `to` says: for each,
-/// its name, its new name, and its decompressed bytes. `out` names the new bundle in messages.
+/// its name, its new name, and its decompressed bytes. The tests file's decompressed bytes go
+/// to `tee` too, in chunks. `out` names the new bundle in messages.
 fn copy_records(
     sources: &[(&str, PathBuf)],
     work: &Path,
     to: Compression,
     out: &Path,
+    tee: SyncSender<Vec<u8>>,
 ) -> Result<Vec<(String, String, u64)>, Vec<Problem>> {
+    let mut tee = Some(tee);
     let mut files = Vec::new();
     for (name, from) in sources {
         let new = format!("{name}.jsonl{}", to.suffix());
@@ -174,7 +188,7 @@ fn copy_records(
             )]
         };
         let (mut input, _) = lines::open_decoded(from).map_err(|p| vec![p])?;
-        let mut output = Encoder::create(&work.join(&new), to).map_err(cannot_write)?;
+        let mut output = Behind::create(&work.join(&new), to).map_err(cannot_write)?;
         let mut buf = vec![0; 1 << 20];
         let mut bytes = 0u64;
         loop {
@@ -186,12 +200,55 @@ fn copy_records(
                     return Err(vec![Problem::in_file(from, format!("cannot read: {e}"))]);
                 }
             };
+            if *name == "tests"
+                && let Some(t) = &tee
+                && t.send(buf[..n].to_vec()).is_err()
+            {
+                // The scan stopped (it reads to the end): its marks say what it found.
+                tee = None;
+            }
             output.write_all(&buf[..n]).map_err(cannot_write)?;
             bytes += n as u64;
+        }
+        if *name == "tests" {
+            // The end of the tests file's bytes, for the scan.
+            tee = None;
         }
         output.finish().map_err(cannot_write)?;
         let old = from.file_name().unwrap_or_default().to_string_lossy();
         files.push((old.into_owned(), new, bytes));
     }
     Ok(files)
+}
+
+/// The bytes sent through a channel, read in order; the end when the sender is gone.
+struct Received {
+    chunks: Receiver<Vec<u8>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl Received {
+    fn new(chunks: Receiver<Vec<u8>>) -> Received {
+        Received {
+            chunks,
+            chunk: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl Read for Received {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.chunk.len() {
+            match self.chunks.recv() {
+                Ok(chunk) => (self.chunk, self.at) = (chunk, 0),
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
 }

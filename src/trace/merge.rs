@@ -24,7 +24,7 @@ use serde_json::Value;
 use super::lines::Lines;
 use super::problem::Problem;
 use super::scan::Marks;
-use super::write::{Compression, Encoder};
+use super::write::{Behind, Compression};
 
 /// What a merge wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -252,7 +252,7 @@ fn write_file(
     name.push(".tmp");
     let tmp = path.with_file_name(name);
     {
-        let mut w = Encoder::create(&tmp, Compression::of(path)).map_err(|e| cannot(&tmp, e))?;
+        let mut w = Behind::create(&tmp, Compression::of(path)).map_err(|e| cannot(&tmp, e))?;
         fill(&mut w)?;
         w.finish().map_err(|e| cannot(&tmp, e))?;
     }

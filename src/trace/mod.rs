@@ -203,15 +203,7 @@ impl Bundle {
     /// Opens the bundle at `path` (its directory, or its `manifest.json`) and reads the
     /// manifest, statement table and static DUAs. Every problem found is returned.
     pub fn open(path: &Path) -> Result<Bundle, Vec<Problem>> {
-        let dir = bundle_dir(path).to_path_buf();
-        if !dir.is_dir() {
-            let what = if dir.exists() {
-                "not a directory: expected a bundle directory holding manifest.json"
-            } else {
-                "no such bundle directory"
-            };
-            return Err(vec![Problem::in_file(&dir, what)]);
-        }
+        let dir = existing_bundle_dir(path).map_err(|p| vec![p])?;
         let mut problems = Vec::new();
         let mut tables = Tables {
             manifest: read_manifest(&dir.join("manifest.json")).unwrap_or_else(|p| {
@@ -274,6 +266,20 @@ pub fn bundle_dir(path: &Path) -> &Path {
     }
 }
 
+/// [`bundle_dir`], which must be a directory.
+pub(crate) fn existing_bundle_dir(path: &Path) -> Result<PathBuf, Problem> {
+    let dir = bundle_dir(path);
+    if !dir.is_dir() {
+        let what = if dir.exists() {
+            "not a directory: expected a bundle directory holding manifest.json"
+        } else {
+            "no such bundle directory"
+        };
+        return Err(Problem::in_file(dir, what));
+    }
+    Ok(dir.to_path_buf())
+}
+
 /// Finds `NAME.jsonl`, `NAME.jsonl.gz` or `NAME.jsonl.zst` in `dir`; more than one is
 /// ambiguous, and one that is there but is no regular file (a directory, a named pipe, a
 /// device, a link loop) is a problem that says what it is.
@@ -329,7 +335,7 @@ pub(crate) fn find_jsonl(
 /// The most bytes `manifest.json` may have: it is a few descriptive fields.
 const MAX_MANIFEST: u64 = 1 << 20;
 
-fn read_manifest(path: &Path) -> Result<Manifest, Problem> {
+pub(crate) fn read_manifest(path: &Path) -> Result<Manifest, Problem> {
     if std::fs::symlink_metadata(path).is_err() {
         return Err(Problem::in_file(
             path,

@@ -406,8 +406,20 @@ impl Marks {
     /// `Ok(None)` when a scan cannot give every one (a line over [`MAX_RECORD`] before a header
     /// hides its place); the error of a read that fails.
     pub fn of_file(path: &Path) -> Result<Option<Marks>, Problem> {
+        Marks::of_scan(Scanner::open(path, Keep::Nothing)?)
+    }
+
+    /// [`Marks::of_file`] of the bytes `reader` gives, read as the file at `path` (named in
+    /// messages): a copy of the file's bytes as another reader decompresses them
+    /// (`paf convert`).
+    pub fn of_reader(path: &Path, reader: Box<dyn Read + Send>) -> Result<Option<Marks>, Problem> {
+        let read = Arc::new(AtomicU64::new(0));
+        Marks::of_scan(Scanner::from_reader(path, reader, read, Keep::Nothing))
+    }
+
+    fn of_scan(scanner: Scanner) -> Result<Option<Marks>, Problem> {
         let mut marks = Marks::default();
-        for piece in Scanner::open(path, Keep::Nothing)? {
+        for piece in scanner {
             if let Some(seg) = piece.end {
                 if let Some(p) = seg.fatal {
                     return Err(p);

@@ -38,7 +38,7 @@ use std::time::Duration;
 
 use xxhash_rust::xxh3::Xxh3;
 
-use super::write::Compression;
+use super::write::{Compression, Encoder};
 
 /// How long the follower waits for more bytes when it has caught up with the writer. It only
 /// sets how far behind the compression may lag; no result depends on it. The wait is a park
@@ -154,6 +154,8 @@ enum Step {
 /// A file being compressed as it grows: what was read of it, compressed and hashed.
 struct Following {
     file: File,
+    /// Compresses on the follower's own thread, never more (not `write::Behind`): the tests run
+    /// beside it.
     encoder: Encoder,
     hash: Xxh3,
     len: u64,
@@ -284,44 +286,6 @@ fn same(f: &Followed, done: &Path, word: Word) -> io::Result<bool> {
         hash.update(&buf[..n]);
     }
     Ok(hash.digest128() == f.hash)
-}
-
-/// The compressor of [`follow`]: one thread of its own at most, since the tests run beside it.
-enum Encoder {
-    Plain(BufWriter<File>),
-    Gzip(flate2::write::GzEncoder<BufWriter<File>>),
-    /// Frames with a seek table, so that a reader can start in the middle
-    /// ([`super::seekable`]).
-    Zstd(super::seekable::FramedZstd<BufWriter<File>>),
-}
-
-impl Encoder {
-    fn new(out: BufWriter<File>, compression: Compression) -> io::Result<Encoder> {
-        Ok(match compression {
-            Compression::None => Encoder::Plain(out),
-            Compression::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(
-                out,
-                flate2::Compression::fast(),
-            )),
-            Compression::Zstd => Encoder::Zstd(super::seekable::FramedZstd::new(out)?),
-        })
-    }
-
-    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
-        match self {
-            Encoder::Plain(w) => w.write_all(bytes),
-            Encoder::Gzip(w) => w.write_all(bytes),
-            Encoder::Zstd(w) => w.write_all(bytes),
-        }
-    }
-
-    fn finish(self) -> io::Result<()> {
-        match self {
-            Encoder::Plain(mut w) => w.flush(),
-            Encoder::Gzip(w) => w.finish()?.flush(),
-            Encoder::Zstd(w) => w.finish().map(drop),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -43,8 +43,8 @@ impl Compression {
 /// (docs/performance.md, "Eleventh round").
 pub const ZSTD_LEVEL: i32 = 1;
 
-/// A buffered writer of a bundle file, compressed as asked (the bundle merge and `paf convert`
-/// write their files through it too). [`Encoder::finish`] ends it: a gzip trailer, a zstd
+/// A buffered writer of a bundle file, compressed as asked on the calling thread (the tracer's
+/// follower, `super::tail`; [`Behind`] runs one on a thread of its own). [`Encoder::finish`] ends it: a gzip trailer, a zstd
 /// file's seek table; an encoder dropped unfinished leaves a file paf rejects or (zstd without
 /// its table) reads from its start.
 pub enum Encoder {
@@ -54,9 +54,8 @@ pub enum Encoder {
 }
 
 impl Encoder {
-    /// Creates `path` (truncating it) to hold bytes compressed as `compression` says.
-    pub fn create(path: &Path, compression: Compression) -> io::Result<Encoder> {
-        let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    /// Bytes compressed as `compression` says into `file`.
+    pub fn new(file: BufWriter<File>, compression: Compression) -> io::Result<Encoder> {
         Ok(match compression {
             Compression::None => Encoder::Plain(file),
             Compression::Gzip => Encoder::Gzip(flate2::write::GzEncoder::new(
@@ -65,6 +64,14 @@ impl Encoder {
             )),
             Compression::Zstd => Encoder::Zstd(super::seekable::FramedZstd::new(file)?),
         })
+    }
+
+    /// Creates `path` (truncating it) to hold bytes compressed as `compression` says.
+    pub fn create(path: &Path, compression: Compression) -> io::Result<Encoder> {
+        Encoder::new(
+            BufWriter::with_capacity(1 << 20, File::create(path)?),
+            compression,
+        )
     }
 
     /// Writes what is left (the last frame, a trailer or seek table) and flushes the file.
@@ -99,6 +106,109 @@ impl Write for Encoder {
     }
 }
 
+/// The bytes [`Behind`] hands its thread at a time.
+const BEHIND_CHUNK: usize = 1 << 20;
+
+/// An [`Encoder`] on a thread of its own: what is written is handed to it in chunks of 1 MiB,
+/// so that compressing and writing run beside the work that makes the bytes (the merge's
+/// rewriting of lines, `paf convert`'s decompression, `paf synth`'s records): la4j's merge
+/// took 3.0 to 3.2 s instead of 3.5 (docs/performance.md, "Thirtieth round"). Not for the tracer's follower
+/// (`super::tail`), which already runs beside the tests. Dropped unfinished (an error), it
+/// leaves the file unfinished too.
+pub struct Behind {
+    chunk: Vec<u8>,
+    send: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
+    thread: Option<std::thread::JoinHandle<io::Result<()>>>,
+    /// Set when dropped unfinished: the thread then does not finish the file.
+    abandoned: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Behind {
+    /// Creates `path` (truncating it) to hold bytes compressed as `compression` says.
+    pub fn create(path: &Path, compression: Compression) -> io::Result<Behind> {
+        use std::sync::atomic::Ordering;
+        let mut encoder = Encoder::create(path, compression)?;
+        // Two chunks in flight: the thread compresses one while the next fills.
+        let (send, chunks) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+        let abandoned = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = std::sync::Arc::clone(&abandoned);
+        let thread = std::thread::Builder::new()
+            .name("paf-encoder".into())
+            .spawn(move || {
+                for chunk in chunks {
+                    encoder.write_all(&chunk)?;
+                }
+                if flag.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
+                encoder.finish()
+            })?;
+        Ok(Behind {
+            chunk: Vec::with_capacity(BEHIND_CHUNK),
+            send: Some(send),
+            thread: Some(thread),
+            abandoned,
+        })
+    }
+
+    /// Hands the chunk filled so far to the thread; its error if it stopped on one.
+    fn hand_on(&mut self) -> io::Result<()> {
+        if self.chunk.is_empty() {
+            return Ok(());
+        }
+        let chunk = std::mem::replace(&mut self.chunk, Vec::with_capacity(BEHIND_CHUNK));
+        match self.send.as_ref().map(|s| s.send(chunk)) {
+            Some(Ok(())) => Ok(()),
+            // The thread stopped: its error says why.
+            _ => self
+                .join()
+                .and(Err(io::Error::other("the encoder stopped"))),
+        }
+    }
+
+    /// Ends the thread: what it returned.
+    fn join(&mut self) -> io::Result<()> {
+        self.send = None;
+        match self.thread.take() {
+            Some(t) => t
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("the encoder's thread panicked"))),
+            None => Ok(()),
+        }
+    }
+
+    /// Hands on the last bytes and waits for the thread to write them and finish the file.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.hand_on()?;
+        self.join()
+    }
+}
+
+impl Write for Behind {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.chunk.extend_from_slice(bytes);
+        if self.chunk.len() >= BEHIND_CHUNK {
+            self.hand_on()?;
+        }
+        Ok(bytes.len())
+    }
+
+    /// Nothing: the bytes go out in chunks, and [`Behind::finish`] writes the last.
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for Behind {
+    fn drop(&mut self) {
+        if self.thread.is_some() {
+            self.abandoned
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            let _ = self.join();
+        }
+    }
+}
+
 /// Writes `from` compressed to `to` (`paf trace java --gzip` or `--zstd`: the Java front end
 /// writes plain JSON Lines and paf compresses them beside its analysis, with flate2's fastest
 /// level or zstd's [`ZSTD_LEVEL`] in frames with a seek table, on one thread: the tests file is
@@ -114,7 +224,7 @@ pub fn compress_file(from: &Path, to: &Path, compression: Compression) -> io::Re
 /// Streams a bundle to a directory.
 pub struct BundleWriter {
     dir: PathBuf,
-    tests: Encoder,
+    tests: Behind,
     line: Vec<u8>,
     /// Bytes and lines written to the tests file so far.
     written: u64,
@@ -154,7 +264,7 @@ impl BundleWriter {
         }
         st.flush()?;
         let path = dir.join(format!("tests.jsonl{}", compression.suffix()));
-        let tests = Encoder::create(&path, compression)?;
+        let tests = Behind::create(&path, compression)?;
         Ok(BundleWriter {
             dir: dir.to_path_buf(),
             tests,
@@ -195,5 +305,66 @@ impl BundleWriter {
             self.dir.join(super::MARKS_FILE),
             format!("paf-marks 1 {}\n{}", self.written, self.marks),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    fn decoded(path: &Path) -> Vec<u8> {
+        let (mut r, _) = super::super::lines::open_decoded(path).unwrap();
+        let mut out = Vec::new();
+        r.read_to_end(&mut out).unwrap();
+        out
+    }
+
+    /// What goes into a `Behind` in pieces of any size comes out of the file, in order, for
+    /// each compression; a zstd file gets its seek table.
+    #[test]
+    fn a_behind_writes_what_it_was_given_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        // 3.5 chunks of numbered lines, so that order and chunk edges show.
+        let bytes: Vec<u8> = (0..)
+            .flat_map(|i: u64| format!("{i}\n").into_bytes())
+            .take(7 * BEHIND_CHUNK / 2)
+            .collect();
+        for c in [Compression::None, Compression::Gzip, Compression::Zstd] {
+            let path = dir.path().join(format!("t.jsonl{}", c.suffix()));
+            let mut w = Behind::create(&path, c).unwrap();
+            for piece in bytes.chunks(100_003) {
+                w.write_all(piece).unwrap();
+            }
+            w.finish().unwrap();
+            assert!(decoded(&path) == bytes, "{c:?}");
+        }
+        let file = File::open(dir.path().join("t.jsonl.zst")).unwrap();
+        let table = super::super::seekable::SeekTable::read(&file).unwrap();
+        assert_eq!(table.decompressed_len(), bytes.len() as u64);
+    }
+
+    /// An error of the thread's writes comes back, from a later write or from `finish`; a
+    /// `Behind` dropped unfinished does not finish the file (no seek table).
+    #[test]
+    fn a_behind_reports_its_threads_error_and_leaves_an_abandoned_file_unfinished() {
+        let mut w = Behind::create(Path::new("/dev/full"), Compression::None).unwrap();
+        let chunk = vec![b'x'; BEHIND_CHUNK];
+        let mut failed = false;
+        for _ in 0..8 {
+            if w.write_all(&chunk).is_err() {
+                failed = true;
+                break;
+            }
+        }
+        assert!(failed || w.finish().is_err(), "no space left, and no error");
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl.zst");
+        let mut w = Behind::create(&path, Compression::Zstd).unwrap();
+        w.write_all(&vec![b'y'; 3 * BEHIND_CHUNK]).unwrap();
+        drop(w);
+        let file = File::open(&path).unwrap();
+        assert!(super::super::seekable::SeekTable::read(&file).is_none());
     }
 }

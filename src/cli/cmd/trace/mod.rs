@@ -104,7 +104,8 @@ pub struct JavaArgs {
     /// Write the bundle's files plain (tests.jsonl, ...) instead of zstd-compressed.
     #[arg(long, conflicts_with_all = ["gzip", "zstd"])]
     pub plain: bool,
-    /// Write the bundle's files gzip-compressed (tests.jsonl.gz, ...) instead of zstd.
+    /// Write the bundle's files gzip-compressed (tests.jsonl.gz, ...) instead of zstd: slower
+    /// to read (from the start, on one thread; `paf convert` makes it zstd).
     #[arg(long, conflicts_with = "zstd")]
     pub gzip: bool,
     /// Write the bundle's files zstd-compressed (tests.jsonl.zst, ...: level 1, on every

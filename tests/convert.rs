@@ -3,44 +3,12 @@
 //! tests (an independent oracle: the writer knew where each header went), it ranks exactly as
 //! the original, and bad input leaves nothing behind.
 
-use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::Path;
 
 use pretty_assertions::assert_eq;
 
 mod common;
-use common::paf;
-
-/// The decompressed bytes of a bundle file, by its name.
-fn decoded(path: &Path) -> Vec<u8> {
-    let bytes = std::fs::read(path).unwrap();
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("gz") => {
-            let mut out = Vec::new();
-            flate2::read::MultiGzDecoder::new(&bytes[..])
-                .read_to_end(&mut out)
-                .unwrap();
-            out
-        }
-        Some("zst") => zstd::decode_all(&bytes[..]).unwrap(),
-        _ => bytes,
-    }
-}
-
-/// Every file of a bundle directory, by name, decompressed.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                decoded(&e.path()),
-            )
-        })
-        .collect()
-}
+use common::{decoded, files, paf};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()

@@ -9,7 +9,7 @@ use pretty_assertions::assert_eq;
 use serde_json::Value;
 
 mod common;
-use common::paf;
+use common::{files, paf};
 
 fn synth(dir: &Path, seed: u64, extra: &[&str]) {
     synth_sized(dir, (90, 150), seed, extra);
@@ -34,20 +34,6 @@ fn synth_sized(dir: &Path, (failing, passing): (usize, usize), seed: u64, extra:
     let (code, _, stderr) = paf(&args);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("truth in truth.csv"), "{stderr}");
-}
-
-/// Every file of the bundle, by name.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect()
 }
 
 /// Runs `paf` with `args`, which must succeed, and parses its standard output as JSON.

@@ -1,9 +1,8 @@
 //! Rewriting a bundle in another storage form (`paf convert`): each record file decompressed
 //! and compressed again as asked, its bytes otherwise unchanged, and `tests.marks` made for the
 //! tests file (from a scan of its bytes as the copy decompresses them), so that a bundle that
-//! gzip, zstd's own tool or an older paf compressed becomes
-//! one that paf reads from its middle (docs/trace-format.md, docs/performance.md "Thirtieth
-//! round").
+//! gzip, zstd's own tool or an older paf compressed becomes one that paf reads from its middle
+//! (docs/trace-format.md, docs/performance.md "Thirtieth round").
 //!
 //! The new bundle is written into a temporary directory beside `out` and renamed to `out` when
 //! complete, so a failed conversion leaves nothing behind, and `out` must be new: the input is
@@ -12,7 +11,7 @@
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::mpsc::SyncSender;
 
 use super::problem::Problem;
 use super::scan::Marks;
@@ -89,7 +88,7 @@ pub fn convert(bundle: &Path, out: &Path, to: Compression) -> Result<Converted, 
     // are the new file's), on a thread of its own beside the copy.
     let (tee, chunks) = std::sync::mpsc::sync_channel(4);
     let (files, marks) = std::thread::scope(|scope| {
-        let marks = scope.spawn(|| Marks::of_reader(&tests, Box::new(Received::new(chunks))));
+        let marks = scope.spawn(|| Marks::of_chunks(&tests, chunks));
         let files = copy_records(&sources, work.path(), to, out, tee);
         let marks = marks.join().unwrap_or_else(|_| {
             Err(Problem::in_file(
@@ -107,8 +106,12 @@ pub fn convert(bundle: &Path, out: &Path, to: Compression) -> Result<Converted, 
     let marks = match marks.map_err(|p| vec![p])? {
         Some(m) if m.file_len() == tests_len => {
             let text = m.text();
-            fs::write(work.path().join(MARKS_FILE), &text)
-                .map_err(|e| vec![Problem::in_file(&out.join(MARKS_FILE), e.to_string())])?;
+            fs::write(work.path().join(MARKS_FILE), &text).map_err(|e| {
+                vec![Problem::in_file(
+                    &out.join(MARKS_FILE),
+                    format!("cannot write: {e}"),
+                )]
+            })?;
             Ok(text.lines().filter(|l| l.starts_with("b ")).count())
         }
         Some(_) => Err("its scan did not reach the end of the tests file"),
@@ -219,36 +222,4 @@ fn copy_records(
         files.push((old.into_owned(), new, bytes));
     }
     Ok(files)
-}
-
-/// The bytes sent through a channel, read in order; the end when the sender is gone.
-struct Received {
-    chunks: Receiver<Vec<u8>>,
-    chunk: Vec<u8>,
-    at: usize,
-}
-
-impl Received {
-    fn new(chunks: Receiver<Vec<u8>>) -> Received {
-        Received {
-            chunks,
-            chunk: Vec::new(),
-            at: 0,
-        }
-    }
-}
-
-impl Read for Received {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.at == self.chunk.len() {
-            match self.chunks.recv() {
-                Ok(chunk) => (self.chunk, self.at) = (chunk, 0),
-                Err(_) => return Ok(0),
-            }
-        }
-        let n = buf.len().min(self.chunk.len() - self.at);
-        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
 }

@@ -207,7 +207,7 @@ fn event_keys() -> &'static Keys {
 /// `"def": N` and `"use": N`: the statement ids of a static DUA.
 fn dua_keys() -> &'static Keys {
     static KEYS: OnceLock<Keys> = OnceLock::new();
-    KEYS.get_or_init(|| Keys([b"\"def\"" as &[u8], b"\"use\""].map(memchr::memmem::Finder::new)))
+    KEYS.get_or_init(|| Keys([b"\"def\"", b"\"use\""].map(memchr::memmem::Finder::new)))
 }
 
 /// The test id of a `begin` record, if the line is one.
@@ -291,10 +291,10 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<Merged, Vec<Problem>> {
     let tests_name = find(first, "tests")
         .and_then(|p| p.file_name().map(|n| n.to_os_string()))
         .unwrap_or_else(|| "tests.jsonl".into());
-    let tests = merge_tests(parts, &maps, "tests", &out.join(&tests_name))?;
-    write_marks(&out.join(&tests_name))?;
+    let (tests, marks) = merge_tests(parts, &maps, "tests", &out.join(&tests_name), true)?;
+    write_marks(out, marks)?;
     if parts.iter().any(|p| find(p, "isolated").is_some()) {
-        merge_tests(parts, &maps, "isolated", &out.join("isolated.jsonl"))?;
+        merge_tests(parts, &maps, "isolated", &out.join("isolated.jsonl"), false)?;
     }
     merge_duas(parts, &maps, &out.join("static-duas.jsonl"))?;
     write_file(&out.join("statements.jsonl"), |w| {
@@ -314,14 +314,14 @@ pub fn merge(parts: &[PathBuf], out: &Path) -> Result<Merged, Vec<Problem>> {
     })
 }
 
-/// Writes `tests.marks` for the merged tests file at `tests` (docs/trace-format.md), from a
-/// scan of it: the parts' own marks are of other files. Where a scan cannot make them (a line
-/// over 4 MiB), an earlier merge's marks in the directory are removed instead.
-fn write_marks(tests: &Path) -> Result<(), Vec<Problem>> {
-    let path = tests.with_file_name(super::MARKS_FILE);
-    match Marks::of_file(tests).map_err(|p| vec![p])? {
+/// Writes the merged tests file's `marks` into `out` as `tests.marks` (docs/trace-format.md;
+/// the parts' own marks are of other files). Without marks (a line over 4 MiB hid the places
+/// of the headers after it), an earlier merge's marks in the directory are removed instead.
+fn write_marks(out: &Path, marks: Option<Marks>) -> Result<(), Vec<Problem>> {
+    let path = out.join(super::MARKS_FILE);
+    match marks {
         Some(marks) => {
-            let tmp = path.with_file_name(format!("{}.tmp", super::MARKS_FILE));
+            let tmp = out.join(format!("{}.tmp", super::MARKS_FILE));
             fs::write(&tmp, marks.text()).map_err(|e| cannot(&tmp, e))?;
             fs::rename(&tmp, &path).map_err(|e| cannot(&path, e))
         }
@@ -355,39 +355,95 @@ fn merged_manifest(mut m: Value, parts: usize) -> Value {
     m
 }
 
-/// The `name` file of every part, statement ids rewritten, into `out`; the number of tests.
+/// The `name` file of every part, statement ids rewritten, into `out`: the number of tests and,
+/// with `marks`, the file's marks (`tests.marks`), from a scan of its bytes as they are written
+/// (on a thread of its own; `None` where a scan cannot make them, a line over 4 MiB).
 fn merge_tests(
     parts: &[PathBuf],
     maps: &[IdMap],
     name: &str,
     out: &Path,
-) -> Result<usize, Vec<Problem>> {
+    marks: bool,
+) -> Result<(usize, Option<Marks>), Vec<Problem>> {
     let mut seen: HashMap<String, PathBuf> = HashMap::new();
-    write_file(out, |w| {
-        for (p, map) in parts.iter().zip(maps) {
-            let Some(path) = find(p, name) else {
-                continue;
+    let (tee, chunks) = std::sync::mpsc::sync_channel(4);
+    let (written, scanned) = std::thread::scope(|scope| {
+        let scan = marks.then(|| scope.spawn(|| Marks::of_chunks(out, chunks)));
+        let written = write_file(out, |w| {
+            // Dropped at the end of this closure, success or not, which ends the scan.
+            let mut w = Tee {
+                inner: w,
+                chunk: Vec::new(),
+                send: marks.then_some(tee),
             };
-            each_line(&path, |text, number| {
-                if let Some(id) = begin_id(text)
-                    && let Some(other) = seen.insert(id.clone(), p.clone())
-                {
-                    return Err(Problem::at(
-                        &path,
-                        number,
-                        format!(
-                            "test {id:?} is also in {}; expected each test in one shard",
-                            other.display()
-                        ),
-                    ));
-                }
-                let line = remap(text, event_keys(), map, &path, number)?;
-                writeln!(w, "{line}").map_err(|e| Problem::in_file(out, e.to_string()))
-            })?;
+            for (p, map) in parts.iter().zip(maps) {
+                let Some(path) = find(p, name) else {
+                    continue;
+                };
+                each_line(&path, |text, number| {
+                    if let Some(id) = begin_id(text)
+                        && let Some(other) = seen.insert(id.clone(), p.clone())
+                    {
+                        return Err(Problem::at(
+                            &path,
+                            number,
+                            format!(
+                                "test {id:?} is also in {}; expected each test in one shard",
+                                other.display()
+                            ),
+                        ));
+                    }
+                    let line = remap(text, event_keys(), map, &path, number)?;
+                    writeln!(w, "{line}").map_err(|e| Problem::in_file(out, e.to_string()))
+                })?;
+            }
+            Ok(())
+        });
+        // A scan that panicked made no marks: the bundle goes without.
+        (written, scan.map(|s| s.join().unwrap_or(Ok(None))))
+    });
+    written?;
+    let marks = match scanned {
+        Some(m) => m.map_err(|p| vec![p])?,
+        None => None,
+    };
+    Ok((seen.len(), marks))
+}
+
+/// A writer that also hands what it writes, in chunks of about 1 MiB, to a channel (a scan
+/// for the marks); the rest when dropped, and the end of the bytes with it.
+struct Tee<'w> {
+    inner: &'w mut dyn Write,
+    chunk: Vec<u8>,
+    send: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,
+}
+
+impl Write for Tee<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.inner.write_all(bytes)?;
+        if let Some(send) = &self.send {
+            self.chunk.extend_from_slice(bytes);
+            // The scan stopped (it reads to the end): it has its answer.
+            if self.chunk.len() >= 1 << 20 && send.send(std::mem::take(&mut self.chunk)).is_err() {
+                self.send = None;
+            }
         }
-        Ok(())
-    })?;
-    Ok(seen.len())
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl Drop for Tee<'_> {
+    fn drop(&mut self) {
+        if let Some(send) = self.send.take()
+            && !self.chunk.is_empty()
+        {
+            let _ = send.send(std::mem::take(&mut self.chunk));
+        }
+    }
 }
 
 /// The static DUAs of every part, remapped, each once.

@@ -337,6 +337,28 @@ impl Marks {
     }
 }
 
+/// The bytes sent through a channel, read in order; the end when the sender is gone.
+struct Received {
+    chunks: std::sync::mpsc::Receiver<Vec<u8>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl Read for Received {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.chunk.len() {
+            match self.chunks.recv() {
+                Ok(chunk) => (self.chunk, self.at) = (chunk, 0),
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.at);
+        buf[..n].copy_from_slice(&self.chunk[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
 /// Where a line that may be a header starts in the scanner's buffer, with the mark that names
 /// it (its place, and whether it is a begin record) when the scan follows marks.
 type Start = (usize, Option<(At, bool)>);
@@ -401,19 +423,22 @@ impl Marks {
         text
     }
 
-    /// The marks of the tests file at `path`, from a scan of it that keeps nothing: the header
-    /// lines the engine's own search finds (`paf convert` and the bundle merge write them).
-    /// `Ok(None)` when a scan cannot give every one (a line over [`MAX_RECORD`] before a header
-    /// hides its place); the error of a read that fails.
-    pub fn of_file(path: &Path) -> Result<Option<Marks>, Problem> {
-        Marks::of_scan(Scanner::open(path, Keep::Nothing)?)
-    }
-
-    /// [`Marks::of_file`] of the bytes `reader` gives, read as the file at `path` (named in
-    /// messages): a copy of the file's bytes as another reader decompresses them
-    /// (`paf convert`).
-    pub fn of_reader(path: &Path, reader: Box<dyn Read + Send>) -> Result<Option<Marks>, Problem> {
+    /// The marks of a tests file from a scan of its bytes that keeps nothing, the bytes sent
+    /// through `chunks` in order, to the end (the sender gone): the header lines the engine's
+    /// own search finds. The bytes come as another thread writes them (the bundle merge) or
+    /// decompresses them (`paf convert`), so that the file is not read again; `path` names it
+    /// in messages. `Ok(None)` when a scan cannot give every mark (a line over [`MAX_RECORD`]
+    /// before a header hides its place).
+    pub fn of_chunks(
+        path: &Path,
+        chunks: std::sync::mpsc::Receiver<Vec<u8>>,
+    ) -> Result<Option<Marks>, Problem> {
         let read = Arc::new(AtomicU64::new(0));
+        let reader = Box::new(Received {
+            chunks,
+            chunk: Vec::new(),
+            at: 0,
+        });
         Marks::of_scan(Scanner::from_reader(path, reader, read, Keep::Nothing))
     }
 
@@ -2030,8 +2055,7 @@ mod tests {
     /// the places after it, so there are none.
     #[test]
     fn a_files_marks_are_its_begin_and_first_end_records() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("tests.jsonl");
+        let path = Path::new("tests.jsonl");
         let begin = |t: &str| format!("{{\"k\":\"begin\",\"test\":\"{t}\"}}\n");
         let end = "{\"k\":\"end\",\"test\":\"t\",\"outcome\":\"pass\",\"events\":0}\n";
         // offsets: 0 (25 bytes), 25 (51), 76 (51), 127 (25), 152 (a blank line), 153 (51)
@@ -2045,15 +2069,26 @@ mod tests {
         ]
         .concat();
         assert_eq!((begin("a").len(), end.len()), (25, 51));
-        std::fs::write(&path, &text).unwrap();
-        let marks = Marks::of_file(&path).unwrap().unwrap();
-        assert_eq!(
-            marks.text(),
-            "paf-marks 1 204\nb 0 1\ne 25 2\nb 127 4\ne 153 6\n"
-        );
+        // In chunks of any size, cut anywhere in a line.
+        let marks_of = |bytes: &[u8], size: usize| {
+            let (send, chunks) = sync_channel(bytes.len() / size + 1);
+            for chunk in bytes.chunks(size) {
+                send.send(chunk.to_vec()).unwrap();
+            }
+            drop(send);
+            Marks::of_chunks(path, chunks).unwrap()
+        };
+        for size in [1, 7, 30, 204] {
+            let marks = marks_of(text.as_bytes(), size).unwrap();
+            assert_eq!(
+                marks.text(),
+                "paf-marks 1 204\nb 0 1\ne 25 2\nb 127 4\ne 153 6\n",
+                "chunks of {size}"
+            );
+        }
         let long = format!("{{\"k\":\"def\",\"pad\":\"{}\"}}\n", "x".repeat(MAX_RECORD));
-        std::fs::write(&path, [begin("a"), long, end.into()].concat()).unwrap();
-        assert_eq!(Marks::of_file(&path).unwrap(), None);
+        let text = [begin("a"), long, end.into()].concat();
+        assert_eq!(marks_of(text.as_bytes(), 1 << 20), None);
     }
 
     #[test]

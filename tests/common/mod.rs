@@ -4,7 +4,7 @@
 // Each test crate includes this module and uses a part of it.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The repository root.
@@ -96,4 +96,36 @@ pub fn measured(args: &[&str], limit: std::time::Duration) -> Measured {
         max_rss_kib: usage.ru_maxrss as u64,
         hung,
     }
+}
+
+/// The decompressed bytes of a bundle file, by its name.
+pub fn decoded(path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap();
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("gz") => {
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(
+                &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
+                &mut out,
+            )
+            .unwrap();
+            out
+        }
+        Some("zst") => zstd::decode_all(&bytes[..]).unwrap(),
+        _ => bytes,
+    }
+}
+
+/// Every file of a bundle directory, by name, decompressed.
+pub fn files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                decoded(&e.path()),
+            )
+        })
+        .collect()
 }

@@ -37,9 +37,10 @@ pub enum Command {
     Report(cmd::report::ReportArgs),
     /// Check a bundle and list every problem in it.
     Validate(cmd::validate::ValidateArgs),
-    /// Write a bundle again in another storage form (zstd in frames with a seek table, gzip or
-    /// plain), with an index of its tests file: an older or hand-compressed bundle then reads
-    /// faster. The records are unchanged.
+    /// Write a bundle again in another storage form, with an index of its tests file.
+    ///
+    /// zstd in frames with a seek table (the default), gzip or plain; the records are unchanged.
+    /// A bundle compressed by gzip, by zstd's own tool or by an older paf then reads faster.
     Convert(cmd::convert::ConvertArgs),
     /// Order-dependence filter: find failures caused by the order tests ran in.
     Od(cmd::od::OdArgs),

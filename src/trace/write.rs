@@ -44,9 +44,9 @@ impl Compression {
 pub const ZSTD_LEVEL: i32 = 1;
 
 /// A buffered writer of a bundle file, compressed as asked on the calling thread (the tracer's
-/// follower, `super::tail`; [`Behind`] runs one on a thread of its own). [`Encoder::finish`] ends it: a gzip trailer, a zstd
-/// file's seek table; an encoder dropped unfinished leaves a file paf rejects or (zstd without
-/// its table) reads from its start.
+/// follower, `super::tail`; [`Behind`] runs one on a thread of its own). [`Encoder::finish`]
+/// ends it: a gzip trailer, a zstd file's seek table; an encoder dropped unfinished leaves a
+/// file paf rejects or (zstd without its table) reads from its start.
 pub enum Encoder {
     Plain(BufWriter<File>),
     Gzip(flate2::write::GzEncoder<BufWriter<File>>),
@@ -112,9 +112,9 @@ const BEHIND_CHUNK: usize = 1 << 20;
 /// An [`Encoder`] on a thread of its own: what is written is handed to it in chunks of 1 MiB,
 /// so that compressing and writing run beside the work that makes the bytes (the merge's
 /// rewriting of lines, `paf convert`'s decompression, `paf synth`'s records): la4j's merge
-/// took 3.0 to 3.2 s instead of 3.5 (docs/performance.md, "Thirtieth round"). Not for the tracer's follower
-/// (`super::tail`), which already runs beside the tests. Dropped unfinished (an error), it
-/// leaves the file unfinished too.
+/// took 3.0 to 3.2 s instead of 3.5 (docs/performance.md, "Thirtieth round"). Not for the
+/// tracer's follower (`super::tail`), which already runs beside the tests. Dropped unfinished
+/// (an error), it leaves the file unfinished too.
 pub struct Behind {
     chunk: Vec<u8>,
     send: Option<std::sync::mpsc::SyncSender<Vec<u8>>>,

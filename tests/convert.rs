@@ -180,7 +180,7 @@ fn nothing_left(parent: &Path, out: &Path) {
         .unwrap()
         .filter_map(|e| {
             let n = e.unwrap().file_name().to_string_lossy().into_owned();
-            n.starts_with(".paf-convert-").then_some(n)
+            n.contains(".paf-convert-").then_some(n)
         })
         .collect();
     assert!(stray.is_empty(), "{stray:?}");
@@ -276,4 +276,32 @@ fn entries_that_are_not_files_are_left_out_with_a_warning() {
         "{stderr}"
     );
     assert!(!out.join("logs").exists());
+}
+
+#[test]
+fn a_killed_conversions_staging_directory_is_removed_by_the_next_one() {
+    let work = tempfile::tempdir().unwrap();
+    let plain = work.path().join("plain");
+    synth(&plain);
+    // A pid no process has: a child's, once it has exited and been reaped.
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let gone = child.id();
+    child.wait().unwrap();
+    let killed = work.path().join(format!(".out.paf-convert-{gone}"));
+    let running = work.path().join(".out.paf-convert-1"); // init's, which always runs
+    let other = work.path().join(format!(".elsewhere.paf-convert-{gone}"));
+    for d in [&killed, &running, &other] {
+        std::fs::create_dir_all(d).unwrap();
+        std::fs::write(d.join("tests.jsonl.zst"), "half written").unwrap();
+    }
+    let out = work.path().join("out");
+    let (code, _, stderr) = paf(&["convert", s(&plain), "-o", s(&out)]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(out.join("tests.jsonl.zst").is_file());
+    assert!(
+        !killed.exists(),
+        "a killed conversion's directory is removed"
+    );
+    assert!(running.exists(), "a running conversion's is kept");
+    assert!(other.exists(), "one for another output is kept");
 }

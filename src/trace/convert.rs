@@ -4,9 +4,10 @@
 //! gzip, zstd's own tool or an older paf compressed becomes one that paf reads from its middle
 //! (docs/trace-format.md, docs/performance.md "Thirtieth round").
 //!
-//! The new bundle is written into a temporary directory beside `out` and renamed to `out` when
-//! complete, so a failed conversion leaves nothing behind, and `out` must be new: the input is
-//! never written.
+//! The new bundle is written into a staging directory beside `out` (`.NAME.paf-convert-PID`)
+//! and renamed to `out` when complete, so a failed conversion leaves nothing behind, and `out`
+//! must be new: the input is never written. A killed conversion's directory is removed by the
+//! next conversion to the same `out` ([`super::staging`]).
 
 use std::fs;
 use std::io::{Read, Write};
@@ -41,22 +42,7 @@ pub fn convert(bundle: &Path, out: &Path, to: Compression) -> Result<Converted, 
     // Checked as any command reading the bundle checks it: a manifest of another format or
     // version is not converted.
     super::read_manifest(&dir.join("manifest.json")).map_err(|p| vec![p])?;
-    if fs::symlink_metadata(out).is_ok() {
-        return Err(vec![Problem::in_file(
-            out,
-            "already exists: expected a new directory for -o (paf convert writes a new bundle)",
-        )]);
-    }
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !parent.is_dir() {
-        return Err(vec![Problem::in_file(
-            parent,
-            "no such directory: expected the directory to hold the new bundle",
-        )]);
-    }
+    let parent = new_output(out)?;
     let mut problems = Vec::new();
     let mut sources = Vec::new();
     for name in RECORD_FILES {
@@ -70,15 +56,7 @@ pub fn convert(bundle: &Path, out: &Path, to: Compression) -> Result<Converted, 
         return Err(problems);
     }
     let (copied, left_out) = other_entries(dir, &sources)?;
-    let work = tempfile::Builder::new()
-        .prefix(".paf-convert-")
-        .tempdir_in(parent)
-        .map_err(|e| {
-            vec![Problem::in_file(
-                parent,
-                format!("cannot write: {}", e.kind()),
-            )]
-        })?;
+    let work = staging_dir(out, parent)?;
     let tests = sources
         .iter()
         .find(|(name, _)| *name == "tests")
@@ -136,6 +114,51 @@ pub fn convert(bundle: &Path, out: &Path, to: Compression) -> Result<Converted, 
         copied,
         left_out,
     })
+}
+
+/// The directory to hold `out`, which must not exist yet (so never the input).
+fn new_output(out: &Path) -> Result<&Path, Vec<Problem>> {
+    if fs::symlink_metadata(out).is_ok() {
+        return Err(vec![Problem::in_file(
+            out,
+            "already exists: expected a new directory for -o (paf convert writes a new bundle)",
+        )]);
+    }
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(vec![Problem::in_file(
+            parent,
+            "no such directory: expected the directory to hold the new bundle",
+        )]);
+    }
+    Ok(parent)
+}
+
+/// This conversion's staging directory beside `out` (removed when dropped), once those of
+/// killed conversions to `out` are swept. It is named for this process, not at random, so that
+/// the next conversion to `out` can tell a killed one's directory from a running one's.
+fn staging_dir(out: &Path, parent: &Path) -> Result<tempfile::TempDir, Vec<Problem>> {
+    let name = out.file_name().ok_or_else(|| {
+        vec![Problem::in_file(
+            out,
+            "expected a directory name for -o (paf convert writes a new bundle)",
+        )]
+    })?;
+    let staging = super::staging::path(parent, name, "convert");
+    super::staging::sweep(&staging);
+    tempfile::Builder::new()
+        .prefix(staging.file_name().unwrap_or_default())
+        .rand_bytes(0)
+        .tempdir_in(parent)
+        .map_err(|e| {
+            vec![Problem::in_file(
+                parent,
+                format!("cannot write: {}", e.kind()),
+            )]
+        })
 }
 
 /// The bundle's entries other than its record files and marks, by name, sorted

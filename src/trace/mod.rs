@@ -23,6 +23,7 @@ pub mod scan;
 pub mod seekable;
 mod source;
 pub mod split;
+pub mod staging;
 pub mod symbols;
 pub mod tail;
 pub mod write;

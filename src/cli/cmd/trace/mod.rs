@@ -22,6 +22,7 @@ use super::super::{CliError, exit, output};
 use crate::engine::{self, Jobs};
 use crate::trace::Bundle;
 use crate::trace::scan::Marks;
+use crate::trace::staging;
 use crate::trace::tail::{Tail, Word};
 use crate::trace::write::{Compression, compress_file};
 use crate::words;
@@ -239,7 +240,7 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
     refuse_inputs(out, entries(job.sourcepath.as_deref()))?;
     let staging = sibling(out, "new")?;
     let _ = std::fs::remove_dir_all(&staging);
-    sweep_staging(&staging);
+    staging::sweep(&staging);
     let compression = a.compression();
     let tail = follow_tests(&staging, compression);
     let cds = Cds::plan(&a, &job, &tracer, &java, &deps);
@@ -445,42 +446,7 @@ fn sibling(out: &Path, what: &str) -> Result<PathBuf, CliError> {
             dir.display()
         )));
     }
-    Ok(dir.join(format!(
-        ".{}.paf-{what}-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    )))
-}
-
-/// Removes the staging directories of earlier runs on the same output whose paf no longer runs
-/// (`staging`: this run's): a paf that was killed leaves its own behind, since a signal leaves it
-/// no time to clean up (docs/robustness.md, "Signals"). A directory of a paf that still runs is
-/// left alone, and so is a bundle moved aside (`-old-`), which may be the only copy of one.
-fn sweep_staging(staging: &Path) {
-    let (Some(dir), Some(name)) = (staging.parent(), staging.file_name()) else {
-        return;
-    };
-    let name = name.to_string_lossy();
-    let Some(prefix) = name.strip_suffix(&std::process::id().to_string()) else {
-        return;
-    };
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let pid = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.strip_prefix(prefix))
-            .and_then(|pid| pid.parse::<libc::pid_t>().ok());
-        // SAFETY: signal 0 sends nothing; it only asks whether the process exists.
-        if let Some(pid) = pid.filter(|&p| p > 0)
-            && unsafe { libc::kill(pid, 0) } != 0
-            && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
-        {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
+    Ok(staging::path(&dir, name, what))
 }
 
 /// Moves the finished bundle to `out`, replacing an older bundle there: exchanged with it in one
@@ -970,32 +936,6 @@ pub fn merge(a: MergeArgs) -> Result<u8, CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_killed_pafs_staging_directory_is_swept_and_a_running_ones_is_not() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("bundle");
-        // a pid no process has: a child's, once it has exited and been reaped
-        let mut child = Command::new("true").spawn().unwrap();
-        let gone = child.id();
-        child.wait().unwrap();
-        let staging = sibling(&out, "new").unwrap();
-        let killed = dir.path().join(format!(".bundle.paf-new-{gone}"));
-        let running = dir.path().join(".bundle.paf-new-1"); // init, which always runs
-        let aside = dir.path().join(format!(".bundle.paf-old-{gone}"));
-        let other = dir.path().join(format!(".other.paf-new-{gone}"));
-        for d in [&killed, &running, &aside, &other] {
-            std::fs::create_dir_all(d.join(".work")).unwrap();
-        }
-        sweep_staging(&staging);
-        assert!(
-            !killed.exists(),
-            "the staging directory of a paf that is gone is removed"
-        );
-        assert!(running.exists(), "a running paf's is kept");
-        assert!(aside.exists(), "a bundle moved aside is kept");
-        assert!(other.exists(), "another output's is kept");
-    }
 
     #[test]
     fn the_static_analysis_line_gives_its_duas() {

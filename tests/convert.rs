@@ -186,6 +186,13 @@ fn nothing_left(parent: &Path, out: &Path) {
     assert!(stray.is_empty(), "{stray:?}");
 }
 
+/// `paf convert BUNDLE -o OUT` exits 2 with `expected` in its message.
+fn refused(bundle: &Path, out: &Path, expected: &str) {
+    let (code, _, stderr) = paf(&["convert", s(bundle), "-o", s(out)]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains(expected), "{stderr}");
+}
+
 #[test]
 fn bad_input_is_refused_with_its_file_and_leaves_nothing() {
     let work = tempfile::tempdir().unwrap();
@@ -198,30 +205,23 @@ fn bad_input_is_refused_with_its_file_and_leaves_nothing() {
     store(&plain, &cut, "gzip");
     let gz = std::fs::read(cut.join("tests.jsonl.gz")).unwrap();
     std::fs::write(cut.join("tests.jsonl.gz"), &gz[..gz.len() / 2]).unwrap();
-    let (code, _, stderr) = paf(&["convert", s(&cut), "-o", s(&out)]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains("cut/tests.jsonl.gz: cannot read"),
-        "{stderr}"
-    );
+    refused(&cut, &out, "cut/tests.jsonl.gz: cannot read");
     nothing_left(work.path(), &out);
 
     // Two forms of one file.
     std::fs::write(cut.join("tests.jsonl"), "").unwrap();
-    let (code, _, stderr) = paf(&["convert", s(&cut), "-o", s(&out)]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains("tests.jsonl and tests.jsonl.gz both exist: expected only one of them"),
-        "{stderr}"
+    refused(
+        &cut,
+        &out,
+        "tests.jsonl and tests.jsonl.gz both exist: expected only one of them",
     );
     nothing_left(work.path(), &out);
 
     // Not a bundle.
-    let (code, _, stderr) = paf(&["convert", s(&work.path().join("none")), "-o", s(&out)]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains("none: no such bundle directory"),
-        "{stderr}"
+    refused(
+        &work.path().join("none"),
+        &out,
+        "none: no such bundle directory",
     );
     nothing_left(work.path(), &out);
 
@@ -229,30 +229,27 @@ fn bad_input_is_refused_with_its_file_and_leaves_nothing() {
     let other = work.path().join("other");
     store(&plain, &other, "plain");
     std::fs::write(other.join("manifest.json"), r#"{"format":"x","version":1}"#).unwrap();
-    let (code, _, stderr) = paf(&["convert", s(&other), "-o", s(&out)]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains(r#"other/manifest.json: format is "x": expected "paf-trace""#),
-        "{stderr}"
+    refused(
+        &other,
+        &out,
+        r#"other/manifest.json: format is "x": expected "paf-trace""#,
     );
     nothing_left(work.path(), &out);
 
     // A new bundle in a directory that does not exist.
-    let (code, _, stderr) = paf(&["convert", s(&plain), "-o", s(&work.path().join("no/out"))]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(
-        stderr.contains("no: no such directory: expected the directory to hold the new bundle"),
-        "{stderr}"
+    refused(
+        &plain,
+        &work.path().join("no/out"),
+        "no: no such directory: expected the directory to hold the new bundle",
     );
 
     // An output that exists: the bundle itself, or any other path.
     for existing in [&plain, &work.path().join("plain/truth.csv")] {
         let before = files(&plain);
-        let (code, _, stderr) = paf(&["convert", s(&plain), "-o", s(existing)]);
-        assert_eq!(code, 2, "{stderr}");
-        assert!(
-            stderr.contains("already exists: expected a new directory for -o"),
-            "{stderr}"
+        refused(
+            &plain,
+            existing,
+            "already exists: expected a new directory for -o",
         );
         assert!(files(&plain) == before);
     }

@@ -122,6 +122,13 @@ touch "$CA/junit/junit4.jar"
 "$PAF" "${LIB[@]}" -o "$CA/again" 2> "$CA/again.log" || { cat "$CA/again.log" >&2; exit 1; }
 made "$CA/again.log" || { echo "FAIL: a changed jar did not get a new archive:"; grep '^paf' "$CA/again.log"; exit 1; }
 echo "ok: the class archive made once, then mapped (the instrumenter, ASM, JUnit and the JDK's classes from it); the same bundle with it, without it (PAF_CDS=off) and while making it; a changed jar gets a new one"
+# -v prints when each step after the tests ended (src/cli/cmd/trace/steps.rs), the class
+# archive's too when a run makes it
+steps='^paf trace: steps: worker 0 exited at [0-9.]+ s, then \+[0-9.]+ s the supervisor wrote the bundle, .*, then \+[0-9.]+ s the bundle in place'
+grep -Eq "$steps; [0-9.]+ s in all$" "$CA/mapped.log" \
+  && grep -Eq "$steps, then \+[0-9.]+ s the class archive made; [0-9.]+ s in all$" "$CA/made.log" \
+  || { echo "FAIL: -v must print the steps after the tests:"; grep -h '^paf trace: steps' "$CA/made.log" "$CA/mapped.log"; exit 1; }
+echo "ok: -v prints the steps after the tests, and the class archive's when it is made"
 # a project with its own JUnit (a Maven project's class path): its class path keeps its order,
 # and the archive holds the runner's jar without JUnit's
 OWN=(trace java -v --classpath "$OUT/classes/library:$CA/junit/junit4.jar:$CA/junit/hamcrest.jar" --include org.shelf

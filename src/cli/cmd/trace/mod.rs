@@ -7,6 +7,7 @@
 
 mod cds;
 mod project;
+mod steps;
 mod tracer;
 mod worker;
 
@@ -15,6 +16,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
+use std::time::Instant;
 
 use clap::{Args, Subcommand};
 
@@ -28,6 +30,7 @@ use crate::trace::write::{Compression, compress_file};
 use crate::words;
 use cds::Cds;
 use project::Job;
+use steps::Steps;
 use tracer::{Deps, Tracer};
 
 #[derive(Subcommand, Debug)]
@@ -183,30 +186,8 @@ pub(super) fn dies_with_paf(cmd: &mut Command) -> &mut Command {
     }
 }
 
-/// A class path from a flag, else an environment variable, else a default.
-fn classpath(flag: Option<&String>, var: &str, default: impl FnOnce() -> String) -> String {
-    flag.cloned()
-        .or_else(|| std::env::var(var).ok().filter(|v| !v.is_empty()))
-        .unwrap_or_else(default)
-}
-
-/// Runs `paf trace java`; returns paf's exit code.
-pub fn java(a: JavaArgs) -> Result<u8, CliError> {
-    if let Some(tests) = a.isolate.clone() {
-        return isolate(a, &tests);
-    }
-    if let Some(s) = &a.shard {
-        check_shard(s)?;
-    }
-    let out = &a.output;
-    check_output(out)?;
-    let given = [a.maven.as_deref(), a.randoop.as_deref()];
-    let given = given
-        .into_iter()
-        .flatten()
-        .map(|p| p.to_string_lossy().into_owned());
-    refuse_inputs(out, given.chain(entries(a.classpath.as_deref())))?;
-    refuse_inputs(out, entries(a.sourcepath.as_deref()))?;
+/// The java executable (`--java`, else `java` on the PATH), and ASM's and JUnit's jars.
+fn java_and_jars(a: &JavaArgs) -> Result<(OsString, String, String), CliError> {
     let java = a
         .java
         .clone()
@@ -230,6 +211,35 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
         };
         format!("{DEBIAN}/junit4.jar:{DEBIAN}/{hamcrest}")
     });
+    Ok((java, asm, junit))
+}
+
+/// A class path from a flag, else an environment variable, else a default.
+fn classpath(flag: Option<&String>, var: &str, default: impl FnOnce() -> String) -> String {
+    flag.cloned()
+        .or_else(|| std::env::var(var).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(default)
+}
+
+/// Runs `paf trace java`; returns paf's exit code.
+pub fn java(a: JavaArgs) -> Result<u8, CliError> {
+    let mut steps = Steps::new(Instant::now());
+    if let Some(tests) = a.isolate.clone() {
+        return isolate(a, &tests);
+    }
+    if let Some(s) = &a.shard {
+        check_shard(s)?;
+    }
+    let out = &a.output;
+    check_output(out)?;
+    let given = [a.maven.as_deref(), a.randoop.as_deref()];
+    let given = given
+        .into_iter()
+        .flatten()
+        .map(|p| p.to_string_lossy().into_owned());
+    refuse_inputs(out, given.chain(entries(a.classpath.as_deref())))?;
+    refuse_inputs(out, entries(a.sourcepath.as_deref()))?;
+    let (java, asm, junit) = java_and_jars(&a)?;
     let deps = Deps {
         asm: &asm,
         junit: &junit,
@@ -252,7 +262,13 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
         }
     };
     let hosted = match supervised {
-        Supervised::Written(hosted) => hosted,
+        Supervised::Written(hosted) => {
+            if let Some(ended) = hosted.worker_exited {
+                steps.at("worker 0 exited", ended);
+            }
+            steps.at("the supervisor wrote the bundle", hosted.written);
+            hosted
+        }
         Supervised::Failed(code) => {
             abandon(tail);
             let _ = std::fs::remove_dir_all(&staging);
@@ -267,15 +283,22 @@ pub fn java(a: JavaArgs) -> Result<u8, CliError> {
             });
         }
     };
-    let added = complete(hosted, tail, &staging, compression, a.verbose)?;
+    let added = complete(hosted, tail, &staging, compression, a.verbose, &mut steps)?;
     keep_marks(&staging, compression);
     if !a.keep_work {
         let _ = std::fs::remove_dir_all(staging.join(".work"));
     }
     replace(&staging, out)?;
+    steps.now("the bundle in place");
     // the bundle is in place: a failed archive costs nothing but the next runs' speed
     if let Cds::Train(t) = cds {
         t.make(&tracer, &java, &deps, a.verbose);
+        steps.now("the class archive made");
+    }
+    if a.verbose
+        && let Some(line) = steps.line()
+    {
+        output::note(line);
     }
     let (duas, uses) = added?;
     if !a.quiet {
@@ -317,6 +340,7 @@ fn complete(
     staging: &Path,
     compression: Compression,
     verbose: bool,
+    steps: &mut Steps,
 ) -> Result<Result<(usize, usize), CliError>, CliError> {
     // the rest of the tests file is compressed while paf analyzes it and the static analysis
     // runs; all of it when what the follower compressed is not the finished file
@@ -349,11 +373,12 @@ fn complete(
             Ok(followed)
         })
     });
-    let added = add_static_duas(hosted, staging, move || drop(analyzed));
+    let added = add_static_duas(hosted, staging, move || drop(analyzed), steps);
     let packed = packing.map_or(Ok(false), |t| {
         t.join()
             .unwrap_or_else(|_| Err("the compression thread panicked".to_string()))
     });
+    steps.now("the tests file compressed");
     if verbose && let Ok(followed) = packed {
         output::note(if followed {
             "paf trace: tests.jsonl compressed as the tests ran"
@@ -367,9 +392,9 @@ fn complete(
             "cannot compress the bundle: {e}"
         )));
     }
-    if added.is_ok()
-        && let Err(problems) = Bundle::open(staging)
-    {
+    let checked = added.is_ok().then(|| Bundle::open(staging));
+    steps.now("the bundle checked");
+    if let Some(Err(problems)) = checked {
         for p in problems.iter().take(20) {
             output::error(p);
         }
@@ -515,6 +540,10 @@ enum Supervised {
 /// cost the library example about 40 ms (docs/performance.md, "Fifth round").
 struct Hosted {
     child: Child,
+    /// When worker 0 exited, if paf started it (`-v` prints the steps after it).
+    worker_exited: Option<Instant>,
+    /// When the supervisor said it had written the bundle.
+    written: Instant,
     /// Where the crash uses go; `None` if the relay of worker 0 lost it (then no query can be
     /// sent and the analysis is reported failed).
     stdin: Option<ChildStdin>,
@@ -621,14 +650,17 @@ fn watch(mut supervisor: Child, attached: Option<worker::Attached>) -> std::io::
     let mut stdout = supervisor.stdout.take().map(BufReader::new);
     let written = stdout
         .as_mut()
-        .and_then(|out| said_done(out, |l| (l == DONE_LINE).then_some(())));
+        .and_then(|out| said_done(out, |l| (l == DONE_LINE).then(Instant::now)));
     // the relay hands the supervisor's stdin back after worker 0's exit line
+    let mut worker_exited = None;
     if let Some(r) = relay {
-        stdin = r.finish();
+        (stdin, worker_exited) = r.finish();
     }
     match (written, stdout) {
-        (Some(()), Some(stdout)) => Ok(Supervised::Written(Hosted {
+        (Some(written), Some(stdout)) => Ok(Supervised::Written(Hosted {
             child: supervisor,
+            worker_exited,
+            written,
             stdin,
             stdout,
         })),
@@ -743,6 +775,7 @@ fn add_static_duas(
     hosted: Hosted,
     bundle: &Path,
     read: impl FnOnce(),
+    steps: &mut Steps,
 ) -> Result<(usize, usize), CliError> {
     let unreadable = |problems: Vec<crate::trace::Problem>| {
         for p in problems.iter().take(20) {
@@ -758,6 +791,7 @@ fn add_static_duas(
     let analyzed = Bundle::open(bundle)
         .and_then(|opened| engine::crash_uses(&opened, Jobs::all_cores(), marks, &mut ()));
     read();
+    steps.now("paf read the failing tests");
     let uses = match analyzed {
         Ok(uses) => uses,
         Err(problems) => {
@@ -769,6 +803,7 @@ fn add_static_duas(
         mut child,
         stdin,
         mut stdout,
+        ..
     } = hosted;
     if uses.is_empty() {
         stop(child);
@@ -795,6 +830,7 @@ fn add_static_duas(
     // Its last line says what it wrote, once the files are complete: paf goes on without
     // waiting for the JVM's exit (docs/performance.md, "Fourth round").
     if let Some(duas) = said_done(&mut stdout, duas_written) {
+        steps.now("the static analysis answered");
         reap(child);
         return Ok((duas, uses.len()));
     }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::super::super::output;
 use super::JavaArgs;
@@ -100,11 +100,14 @@ impl Attached {
             }
             // both pipes are closed: the JVM has exited or is about to
             let code = exit_code(&child, pid);
-            let mut to = Arc::into_inner(to)?
-                .into_inner()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let exited = Instant::now();
+            let to = Arc::into_inner(to).map(|to| {
+                to.into_inner()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+            });
             // a supervisor that is gone reads nothing: its stdin is of no use then
-            writeln!(to, "@@PAF exit {code}").ok().map(|()| to)
+            let to = to.and_then(|mut to| writeln!(to, "@@PAF exit {code}").ok().map(|()| to));
+            (to, exited)
         });
         Relay {
             child: Arc::clone(&self.child),
@@ -116,20 +119,24 @@ impl Attached {
 /// The relay threads of an attached worker.
 pub(super) struct Relay {
     child: Arc<Mutex<Child>>,
-    done: JoinHandle<Option<ChildStdin>>,
+    done: JoinHandle<(Option<ChildStdin>, Instant)>,
 }
 
 impl Relay {
     /// The supervisor has written the bundle or exited: kills worker 0 if it still runs (the
     /// supervisor kills it on a usage error; this covers a supervisor that died), waits for the
-    /// relay to end and returns the supervisor's stdin (`None` if it was closed or broke).
-    pub(super) fn finish(self) -> Option<ChildStdin> {
+    /// relay to end and returns the supervisor's stdin (`None` if it was closed or broke) and
+    /// when worker 0 exited (`None` if the relay failed).
+    pub(super) fn finish(self) -> (Option<ChildStdin>, Option<Instant>) {
         let _ = self
             .child
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .kill();
-        self.done.join().ok().flatten()
+        match self.done.join() {
+            Ok((to, exited)) => (to, Some(exited)),
+            Err(_) => (None, None),
+        }
     }
 }
 
@@ -420,7 +427,10 @@ mod tests {
         let relay = worker.relay(supervisor.stdin.take().unwrap());
         // paf finishes the relay once the supervisor is done, long after worker 0's exit
         exited(worker.pid());
-        let mut stdin = relay.finish().expect("the pipe comes back");
+        let (stdin, ended) = relay.finish();
+        let mut stdin = stdin.expect("the pipe comes back");
+        // when worker 0 exited: before paf finished the relay (`-v` prints it)
+        assert!(ended.is_some_and(|t| t <= Instant::now()));
         // the static analysis's queries follow on the same pipe
         writeln!(stdin, "{{\"stmt\":1}}").unwrap();
         drop(stdin);

@@ -60,20 +60,26 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    fn ms(n: u64) -> Duration {
-        Duration::from_millis(n)
+    /// The line of steps that ended these many milliseconds after the start.
+    fn line_of(ends: &[(&'static str, u64)]) -> Option<String> {
+        let t0 = Instant::now();
+        let mut s = Steps::new(t0);
+        for &(what, ms) in ends {
+            s.at(what, t0 + Duration::from_millis(ms));
+        }
+        s.line()
     }
 
     #[test]
     fn the_first_step_is_timed_from_the_start_and_each_later_one_from_the_step_before() {
-        let t0 = Instant::now();
-        let mut s = Steps::new(t0);
-        s.at("the tests", t0 + ms(512));
-        s.at("the bundle", t0 + ms(526));
-        s.at("the static DUAs", t0 + ms(567));
         // 512 ms; 526 - 512 = 14 ms; 567 - 526 = 41 ms; 567 ms in all
         assert_eq!(
-            s.line().as_deref(),
+            line_of(&[
+                ("the tests", 512),
+                ("the bundle", 526),
+                ("the static DUAs", 567)
+            ])
+            .as_deref(),
             Some(
                 "paf trace: steps: the tests at 0.512 s, then +0.014 s the bundle, then +0.041 s \
                  the static DUAs; 0.567 s in all"
@@ -84,13 +90,8 @@ mod tests {
     #[test]
     fn a_step_that_ended_before_the_one_before_it_takes_no_time() {
         // worker 0's exit is read by another thread: it may come after a later step's end
-        let t0 = Instant::now();
-        let mut s = Steps::new(t0);
-        s.at("the bundle", t0 + ms(300));
-        s.at("worker 0", t0 + ms(200));
-        s.at("in place", t0 + ms(350));
         assert_eq!(
-            s.line().as_deref(),
+            line_of(&[("the bundle", 300), ("worker 0", 200), ("in place", 350)]).as_deref(),
             Some(
                 "paf trace: steps: the bundle at 0.300 s, then +0.000 s worker 0, then +0.050 s \
                  in place; 0.350 s in all"
@@ -100,6 +101,6 @@ mod tests {
 
     #[test]
     fn no_step_no_line() {
-        assert_eq!(Steps::new(Instant::now()).line(), None);
+        assert_eq!(line_of(&[]), None);
     }
 }

@@ -127,21 +127,8 @@ public final class SplitCheck {
         // a copy leaves for the original code at its loop's head once the test stops recording
         // (Split.addExits): spin's turns before the stop run the instrumented code, the turns
         // after it the original's clone, appended after the instrumented code (higher offsets)
-        R.beginTest("splitcheck.Small.spin", "splitcheck.SmallTest", "spin");
-        List<Integer> at = new ArrayList<>();
-        java.util.function.IntConsumer hook = i -> {
-            if (i == 50) R.endTest("splitcheck.Small.spin", null, "test", new Throwable[0], new String[0],
-                    "splitcheck.SmallTest", "spin", null);
-            at.add(StackWalker.getInstance().walk(s -> s.filter(f -> f.getMethodName().equals("spin")).findFirst()
-                    .get().getByteCodeIndex()));
-        };
-        Object spun = split.getMethod("spin", int.class, java.util.function.IntConsumer.class).invoke(null, 100, hook);
-        R.flush();
+        Object spun = LoopExits.leave(split, "spin", SplitCheck::fail);
         if (!Integer.valueOf(4950).equals(spun)) fail("spin(100) returned " + spun + ", want 4950");
-        int lastBefore = java.util.Collections.max(at.subList(0, 51)), firstAfter = java.util.Collections.min(at.subList(51, 100));
-        if (firstAfter <= lastBefore)
-            fail("spin's turns after the stop ran at offsets from " + firstAfter + ", before it up to " + lastBefore
-                    + ": the copy did not leave for the original code");
         System.out.println("ok: SplitCheck (" + dispatchers.size() + " methods split, " + expected.size() + " results)");
     }
 
@@ -163,11 +150,7 @@ public final class SplitCheck {
     }
 
     private static String call(Method m, Object self, Object... args) throws Exception {
-        try {
-            return m.getName() + "=" + m.invoke(self, args);
-        } catch (InvocationTargetException e) {
-            return m.getName() + " threw " + e.getCause().getClass().getName();
-        }
+        return LoopExits.call(m, self, args);
     }
 
     private static void fail(String why) {

@@ -61,6 +61,7 @@ public final class Agent {
                 w.write("counts " + s.get("counts") + "\n"); // tests, passing, truncated, event lines
                 w.write("sites " + s.get("sites") + "\n"); // test lines from call sites, from stack walks
                 w.write("split " + s.get("split") + "\n"); // methods split (paf.instr.Split)
+                w.write("frames " + s.get("frames") + "\n"); // classes with frames kept, computed (paf.instr.Frames)
                 w.write("cut " + s.get("cut") + "\n"); // times the tests part file was cut (Out.truncate)
                 w.write("fence_broken " + s.get("fence_broken") + "\n"); // cuts below paf's fence: none may be
                 // compactions, records they read, of those from the writer's fields, log mismatches

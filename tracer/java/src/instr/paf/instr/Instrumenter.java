@@ -99,10 +99,18 @@ public final class Instrumenter implements ClassFileTransformer {
         }
     }
 
+    /**
+     * PAF_FRAMES=compute (a diagnostic): the class writer computes every instrumented class's
+     * frames, as before the thirty-third round, rather than keeping the class file's ({@link Frames}).
+     */
+    private static final boolean KEEP_FRAMES = !"compute".equals(System.getenv("PAF_FRAMES"));
+
     private byte[] instrument(ClassLoader loader, String name, byte[] bytes) {
         ClassReader cr = new ClassReader(bytes);
+        // frames kept from the class file (Frames) where it has them: Java 6 on
+        boolean keep = KEEP_FRAMES && cr.readUnsignedShort(6) >= (Opcodes.V1_6 & 0xffff);
         ClassNode probe = new ClassNode();
-        cr.accept(probe, ClassReader.SKIP_FRAMES);
+        cr.accept(probe, keep ? ClassReader.EXPAND_FRAMES : ClassReader.SKIP_FRAMES);
         if ((probe.access & Opcodes.ACC_MODULE) != 0) return null;
         if (isTestClass(probe)) return testClass(name, bytes); // a test body's calls are the MUT calls
         String cls = name.replace('/', '.');
@@ -132,16 +140,21 @@ public final class Instrumenter implements ClassFileTransformer {
         Set<String> skip = new HashSet<>();
         for (int attempt = 0; attempt < probe.methods.size() + 2; attempt++) {
             ClassNode cn = new ClassNode();
-            cr.accept(cn, ClassReader.SKIP_FRAMES);
+            cr.accept(cn, keep ? ClassReader.EXPAND_FRAMES : ClassReader.SKIP_FRAMES);
             String failed = null;
+            boolean recompute = false;
             Map<MethodNode, MethodInstrumenter> done = new java.util.IdentityHashMap<>();
             for (MethodNode mn : cn.methods) {
                 String key = mn.name + mn.desc;
                 if (skip.contains(key)) continue;
                 try {
-                    MethodInstrumenter mi = new MethodInstrumenter(cn, mn, cls, file, bcis.get(key), hierarchy);
+                    MethodInstrumenter mi = new MethodInstrumenter(cn, mn, cls, file, bcis.get(key), hierarchy, keep);
                     mi.run();
                     done.put(mn, mi);
+                    if (keep && !Frames.newsInPlace(mn)) {
+                        recompute = true; // code before a NEW its frames name: the writer computes them
+                        break;
+                    }
                 } catch (Throwable t) {
                     failed = key;
                     String msg = "cannot instrument method " + cls + "." + key + ": " + t;
@@ -155,18 +168,28 @@ public final class Instrumenter implements ClassFileTransformer {
                 skip.add(failed);
                 continue;
             }
-            if (SPLIT) split(probe, cn, skip, done);
-            int flags = (cn.version & 0xffff) >= Opcodes.V1_6 ? ClassWriter.COMPUTE_FRAMES : ClassWriter.COMPUTE_MAXS;
+            if (recompute) {
+                keep = false;
+                continue;
+            }
+            if (SPLIT) split(probe, cn, skip, done, keep);
+            int flags = keep || (cn.version & 0xffff) < Opcodes.V1_6 ? ClassWriter.COMPUTE_MAXS : ClassWriter.COMPUTE_FRAMES;
             ClassWriter cw = new LoaderClassWriter(flags, hierarchy);
             try {
                 cn.accept(cw);
-                return cw.toByteArray();
+                byte[] out = cw.toByteArray();
+                R.frames(keep);
+                return out;
             } catch (MethodTooLargeException e) {
                 String key = e.getMethodName() + e.getDescriptor();
                 String msg = "method too large once instrumented: " + cls + "." + key;
                 System.err.println("paf-agent: " + msg + " (the method runs uninstrumented)");
                 R.instrumentError(msg);
                 skip.add(key);
+            } catch (RuntimeException e) {
+                if (!keep) throw e;
+                keep = false; // ASM refused a kept frame: the writer computes them
+                if (verbose) System.err.println("paf-agent: " + cls + ": frames computed: " + e);
             }
         }
         throw new IllegalStateException("gave up after " + skip.size() + " uninstrumentable methods");
@@ -183,17 +206,19 @@ public final class Instrumenter implements ClassFileTransformer {
      * uninstrumented; {@code done}: each instrumented method's instrumenter, whose clone of the
      * original code gives a copy with loops its ways out ({@link Split#addExits}).
      */
-    private static void split(ClassNode orig, ClassNode cn, Set<String> skip, Map<MethodNode, MethodInstrumenter> done) {
+    private static void split(ClassNode orig, ClassNode cn, Set<String> skip, Map<MethodNode, MethodInstrumenter> done,
+            boolean frames) {
         if ((cn.access & Opcodes.ACC_INTERFACE) != 0) return;
         List<MethodNode> added = new ArrayList<>();
         for (int i = 0; i < cn.methods.size(); i++) {
             MethodNode mn = cn.methods.get(i), o = orig.methods.get(i);
             if (skip.contains(mn.name + mn.desc) || !o.desc.equals(mn.desc) || !o.name.equals(mn.name)) continue;
-            MethodNode d = Split.dispatcher(cn, o);
+            MethodNode d = Split.dispatcher(cn, o, frames);
             if (d == null) continue;
             Split.toCopy(mn);
             MethodInstrumenter mi = done.get(mn);
-            if (mi != null && mi.originalCode != null && EXITS) Split.addExits(mn, mi.originalCode, mi.loopExits);
+            if (mi != null && mi.originalCode != null && EXITS)
+                Split.addExits(frames ? cn.name : null, mn, mi.originalCode, mi.loopExits);
             added.add(d);
         }
         cn.methods.addAll(added);

@@ -153,7 +153,19 @@ final class MethodInstrumenter {
     final Map<AbstractInsnNode, Set<String>> mergeNames = new IdentityHashMap<>();
     private final Map<String, Integer> pool = new HashMap<>();
 
+    /**
+     * Whether the method's frames are kept and extended ({@link Frames}; the class was read with
+     * EXPAND_FRAMES), rather than computed again by the class writer.
+     */
+    final boolean keepFrames;
+
     MethodInstrumenter(ClassNode cn, MethodNode mn, String cls, String file, int[] offsets, Hierarchy hierarchy) {
+        this(cn, mn, cls, file, offsets, hierarchy, false);
+    }
+
+    MethodInstrumenter(ClassNode cn, MethodNode mn, String cls, String file, int[] offsets, Hierarchy hierarchy,
+            boolean keepFrames) {
+        this.keepFrames = keepFrames;
         this.cn = cn;
         this.mn = mn;
         this.cls = cls;
@@ -204,7 +216,8 @@ final class MethodInstrumenter {
         Map<LabelNode, LabelNode> clones = new HashMap<>();
         for (AbstractInsnNode n : insns) if (n instanceof LabelNode) clones.put((LabelNode) n, new LabelNode());
         InsnList code = new InsnList();
-        for (AbstractInsnNode n : insns) if (!(n instanceof org.objectweb.asm.tree.FrameNode)) code.add(n.clone(clones));
+        // with its frames, if kept: the clone's are the original method's (Split.addExits)
+        for (AbstractInsnNode n : insns) code.add(n.clone(clones));
         // in code order, so that the copy is the same whatever the hash of a label
         Map<LabelNode, LabelNode> exits = new java.util.LinkedHashMap<>();
         for (AbstractInsnNode n : insns) if (heads.contains(n)) exits.put((LabelNode) n, clones.get(n));
@@ -851,6 +864,27 @@ final class MethodInstrumenter {
             call(il, "exitThrow", "(Ljava/lang/Throwable;I)V");
             il.add(new InsnNode(ATHROW));
             mn.tryCatchBlocks.add(new TryCatchBlockNode(start, end, handler, null));
+        }
+        if (keepFrames) frames(caps, plain, entered, handler);
+    }
+
+    /**
+     * The frames of the instrumented method ({@link Frames}): the original ones with the frame id
+     * and the capture slots, ints from the entry on; at the entry's two labels the method's
+     * initial locals (with the id on the stack after the call); at the handler, only the id.
+     */
+    private void frames(Set<Integer> caps, LabelNode plain, LabelNode entered, LabelNode handler) {
+        Set<Integer> ints = new HashSet<>(caps);
+        ints.add(frameSlot);
+        Frames.extend(mn.instructions, frameSlot, nextLocal, ints); // before the frames below are in
+        List<Object> init = Frames.initial(cn.name, mn);
+        mn.instructions.insert(plain, Frames.frame(init));
+        mn.instructions.insert(entered, Frames.frame(init, INTEGER));
+        if (handler.getNext() != null) { // the handler is there (not in a constructor that never calls super)
+            List<Object> only = new ArrayList<>();
+            for (int i = 0; i < frameSlot; i++) only.add(TOP);
+            only.add(INTEGER);
+            mn.instructions.insert(handler, Frames.frame(only, "java/lang/Throwable"));
         }
     }
 

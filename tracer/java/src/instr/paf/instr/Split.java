@@ -51,6 +51,14 @@ final class Split {
      * JSR/RET, or one whose bytecode with the dispatch might not fit in a method.
      */
     static MethodNode dispatcher(ClassNode cn, MethodNode original) {
+        return dispatcher(cn, original, false);
+    }
+
+    /**
+     * As {@link #dispatcher(ClassNode, MethodNode)}; {@code frames}: the original's frames are
+     * kept ({@link Frames}), and the jump to its code gets one.
+     */
+    static MethodNode dispatcher(ClassNode cn, MethodNode original, boolean frames) {
         if (!splitKind(cn, original)) return null;
         Type[] args = Type.getArgumentTypes(original.desc);
         boolean isStatic = (original.access & ACC_STATIC) != 0;
@@ -88,6 +96,8 @@ final class Split {
                 false));
         pre.add(new InsnNode(Type.getReturnType(original.desc).getOpcode(IRETURN)));
         pre.add(plain);
+        // a frame at offset 0 of the original code is now where the jump lands
+        if (frames && !Frames.startsWithFrame(d.instructions)) pre.add(Frames.frame(Frames.initial(cn.name, original)));
         d.instructions.insert(pre);
         return d;
     }
@@ -117,7 +127,9 @@ final class Split {
      * Makes the instrumented {@code mn} the private copy. The extra parameter takes the slot after
      * the arguments, where the body keeps its first local: the body never reads the parameter,
      * so its own stores there are as before (the verifier lets a slot change its type), and no
-     * local has to move. The class writer computes the copy's frames and maxima again.
+     * local has to move. The class writer computes the copy's maxima again, and its frames too
+     * unless they are kept ({@link Frames}): those of the original body stay right, as the body's
+     * locals keep their slots.
      */
     static void toCopy(MethodNode mn) {
         mn.desc = copyDesc(mn.desc);
@@ -153,6 +165,15 @@ final class Split {
      * is added when the copy with the clone might not fit in a method.
      */
     static void addExits(MethodNode copy, InsnList original, java.util.Map<LabelNode, LabelNode> exits) {
+        addExits(null, copy, original, exits);
+    }
+
+    /**
+     * As {@link #addExits(MethodNode, InsnList, java.util.Map)}; {@code owner} not null: the
+     * frames are kept ({@link Frames}), so each check goes after the frame of its loop head,
+     * and the clone, which nothing falls into, starts with the copy's initial frame.
+     */
+    static void addExits(String owner, MethodNode copy, InsnList original, java.util.Map<LabelNode, LabelNode> exits) {
         int size = bodySize(copy.instructions), more = bodySize(original);
         // per exit: invokestatic (3 bytes) and ifeq, 8 bytes at most once widened to reach the clone
         if (exits.isEmpty() || size < 0 || more < 0 || (long) size + more + 11L * exits.size() > MAX_CODE) return;
@@ -160,8 +181,9 @@ final class Split {
             InsnList check = new InsnList();
             check.add(new MethodInsnNode(INVOKESTATIC, RT, "on", "()Z", false));
             check.add(new JumpInsnNode(IFEQ, e.getValue()));
-            copy.instructions.insert(e.getKey(), check);
+            copy.instructions.insert(owner == null ? e.getKey() : Frames.endOfOffset(e.getKey()), check);
         }
+        if (owner != null && !Frames.startsWithFrame(original)) original.insert(Frames.frame(Frames.initial(owner, copy)));
         // after the instrumented code, which ends in its handler's athrow: nothing falls into it
         copy.instructions.add(original);
     }

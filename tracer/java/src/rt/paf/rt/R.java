@@ -494,6 +494,15 @@ public final class R {
 
     /** Methods split into a dispatcher and an instrumented copy (paf.instr.Split): a figure for {@code -v}. */
     private static long splitMethods;
+    /** Instrumented classes whose frames were kept from the class file, and computed by ASM (paf.instr.Frames): for {@code -v}. */
+    private static long framesKept, framesComputed;
+
+    public static void frames(boolean kept) {
+        synchronized (LOCK) {
+            if (kept) framesKept++;
+            else framesComputed++;
+        }
+    }
 
     public static void split(int methods) {
         synchronized (LOCK) {
@@ -2193,6 +2202,7 @@ public final class R {
             m.put("counts", endedTests + " " + passedTests + " " + truncatedTests + " " + eventLines);
             m.put("sites", siteHits + " " + siteWalks);
             m.put("split", splitMethods);
+            m.put("frames", framesKept + " " + framesComputed);
             m.put("cut", tests != null ? tests.cuts() : 0L);
             m.put("fence_broken", tests != null ? tests.fenceBroken() : 0L);
             m.put("compactions", Compactor.compactions + " " + Compactor.recordsRead + " " + Compactor.recordsDescribed + " "

@@ -889,6 +889,7 @@ public final class Supervisor {
         // agent reports
         int classes = 0;
         long siteHits = 0, siteWalks = 0, split = 0;
+        long[] frames = new long[2]; // classes whose frames were kept, computed
         long[] compactions = new long[4]; // compactions, records read, from the writer's fields, log mismatches
         List<String> errors = new ArrayList<>();
         for (int p = 0; p <= parts; p++) {
@@ -902,6 +903,13 @@ public final class Supervisor {
                         split = Math.max(split, Long.parseLong(l.substring(6).trim()));
                     } catch (RuntimeException e) {
                         // not a number
+                    }
+                } else if (l.startsWith("frames ")) { // for -v only; per JVM, as classes
+                    String[] f = l.substring(7).trim().split(" ");
+                    try {
+                        for (int i = 0; i < 2; i++) frames[i] = Math.max(frames[i], Long.parseLong(f[i]));
+                    } catch (RuntimeException e) {
+                        // a line cut short
                     }
                 } else if (l.startsWith("compactions ")) { // figures for -v only: a line cut short counts nothing
                     String[] f = l.substring(12).trim().split(" ");
@@ -948,6 +956,9 @@ public final class Supervisor {
             System.err.println("paf trace: test lines of calls from the test body: " + siteHits
                     + " from the test classes' call sites, " + siteWalks + " from stack walks");
         if (verbose) System.err.println("paf trace: methods split in two (a copy runs recorded): " + split);
+        if (verbose)
+            System.err.println("paf trace: instrumented classes' stack map frames: " + frames[0] + " kept from the class file, "
+                    + frames[1] + " computed");
         if (verbose)
             System.err.println("paf trace: compactions at the event cap: " + compactions[0] + ", reading " + compactions[1]
                     + " records, " + compactions[2] + " of them from the writer's fields, " + compactions[3]

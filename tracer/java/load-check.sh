@@ -20,6 +20,14 @@ ASM="$J/asm.jar:$J/asm-tree.jar:$J/asm-analysis.jar"
 # Guava's one class initializer that is too large once instrumented: it runs uninstrumented
 # (docs/java.md), and the agent says so
 KNOWN='error method too large once instrumented: com.google.common.hash.Crc32cHashFunction$Crc32cHasher.<clinit>()V'
+# the static analysis's index reads each class of these libraries from its bytes as ASM's
+# visitor reads it (test/paf/instr/IndexCheck.java; e2e.sh runs it on ASM's and paf's jars)
+rm -rf "$OUT/index-check"
+javac --release 11 -nowarn -d "$OUT/index-check" -cp "$HERE/build/paf-rt.jar:$HERE/build/paf-instr.jar:$ASM" \
+  "$HERE/test/paf/instr/IndexCheck.java"
+LIBS="$J/commons-lang3.jar:$J/commons-io.jar:$J/commons-collections4.jar:$J/commons-cli.jar:$J/guava.jar"
+java -cp "$HERE/build/paf-rt.jar:$HERE/build/paf-instr.jar:$ASM:$OUT/index-check:$LIBS" paf.instr.IndexCheck "$OUT" \
+  || { echo "FAIL: the index's reading of a class differs from ASM's" >&2; exit 1; }
 for lib in "commons-lang3 org.apache.commons.lang3" "commons-io org.apache.commons.io" \
   "commons-collections4 org.apache.commons.collections4" "commons-cli org.apache.commons.cli" \
   "guava com.google.common"; do

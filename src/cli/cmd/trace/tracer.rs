@@ -25,6 +25,7 @@ const FILES: &[(&str, &[u8])] = embed![
     "src/instr/paf/instr/FieldLines.java",
     "src/instr/paf/instr/Frames.java",
     "src/instr/paf/instr/Hierarchy.java",
+    "src/instr/paf/instr/IndexScan.java",
     "src/instr/paf/instr/Instrumenter.java",
     "src/instr/paf/instr/MethodInstrumenter.java",
     "src/instr/paf/instr/Split.java",

@@ -73,27 +73,26 @@ final class BciMap {
 
     private static int[] decode(byte[] b, int start, int len) {
         int[] offs = new int[Math.max(4, len)];
-        int n = 0, pc = 0;
-        while (pc < len) {
-            offs[n++] = pc;
-            int op = b[start + pc] & 0xff;
-            if (op == 0xaa) { // tableswitch
-                int p = pc + 1;
-                p += (4 - (p % 4)) % 4;
-                int lo = readInt(b, start + p + 4), hi = readInt(b, start + p + 8);
-                pc = p + 12 + 4 * (hi - lo + 1);
-            } else if (op == 0xab) { // lookupswitch
-                int p = pc + 1;
-                p += (4 - (p % 4)) % 4;
-                int np = readInt(b, start + p + 4);
-                pc = p + 8 + 8 * np;
-            } else if (op == 0xc4) { // wide
-                int op2 = b[start + pc + 1] & 0xff;
-                pc += op2 == 0x84 ? 6 : 4;
-            } else {
-                pc += LEN[op];
-            }
-        }
+        int n = 0;
+        for (int pc = 0; pc < len; pc = next(b, start, pc)) offs[n++] = pc;
         return java.util.Arrays.copyOf(offs, n);
+    }
+
+    /** The offset of the instruction after the one at {@code pc} in the code at {@code start} of {@code b}. */
+    static int next(byte[] b, int start, int pc) {
+        int op = b[start + pc] & 0xff;
+        if (op == 0xaa) { // tableswitch
+            int p = pc + 1;
+            p += (4 - (p % 4)) % 4;
+            int lo = readInt(b, start + p + 4), hi = readInt(b, start + p + 8);
+            return p + 12 + 4 * (hi - lo + 1);
+        }
+        if (op == 0xab) { // lookupswitch
+            int p = pc + 1;
+            p += (4 - (p % 4)) % 4;
+            return p + 8 + 8 * readInt(b, start + p + 4);
+        }
+        if (op == 0xc4) return pc + ((b[start + pc + 1] & 0xff) == 0x84 ? 6 : 4); // wide (iinc: 6 bytes)
+        return pc + LEN[op];
     }
 }

@@ -71,6 +71,11 @@ final class Hierarchy {
         return i;
     }
 
+    /** Registers a class header read by other means (the static analysis's index, {@link IndexScan}). */
+    synchronized void put(Info i) {
+        cache.put(i.name, i);
+    }
+
     /** Registers a class whose bytes are at hand (the class being transformed). */
     synchronized void add(ClassReader cr) {
         Info i = parse(cr);
@@ -90,24 +95,6 @@ final class Hierarchy {
         Info info = new Info(cr.getClassName(), cr.getSuperName(), cr.getInterfaces(), cr.getAccess());
         cr.accept(recorder(info, null), ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
         return info;
-    }
-
-    /**
-     * Registers the header of the class {@code cr} holds as a pass over it with {@code next}
-     * visits it (null: none), so a caller that reads every method anyway (the static analysis's
-     * index) does not read the class file a second time; registered at the end of the pass.
-     */
-    ClassVisitor adding(ClassReader cr, ClassVisitor next) {
-        Info info = new Info(cr.getClassName(), cr.getSuperName(), cr.getInterfaces(), cr.getAccess());
-        return new ClassVisitor(Opcodes.ASM9, recorder(info, next)) {
-            @Override
-            public void visitEnd() {
-                super.visitEnd();
-                synchronized (Hierarchy.this) {
-                    cache.put(info.name, info);
-                }
-            }
-        };
     }
 
     /** A visitor recording the declared fields and methods into {@code info}, then passing them on to {@code next}. */

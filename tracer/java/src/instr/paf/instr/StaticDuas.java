@@ -30,11 +30,7 @@ import java.util.zip.GZIPOutputStream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
-import org.objectweb.asm.AnnotationVisitor;
 import org.objectweb.asm.ClassReader;
-import org.objectweb.asm.ClassVisitor;
-import org.objectweb.asm.FieldVisitor;
-import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Type;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.ClassNode;
@@ -298,18 +294,11 @@ public final class StaticDuas {
         }
     }
 
-    /** What the index keeps of one method: the fields (simple names) it stores and loads, whether it touches arrays. */
-    private static final class MethodScan {
-        final String method; // "cls.name+desc"
-        final List<String> stores = new ArrayList<>(), loads = new ArrayList<>();
-        /** The stores' "owner desc", in the order of {@link #stores}. */
-        final List<String> storeOwners = new ArrayList<>();
-        boolean arrays;
-
-        MethodScan(String method) {
-            this.method = method;
-        }
-    }
+    /**
+     * PAF_INDEX=asm (a diagnostic): the index reads every class with ASM's visitor, as before the
+     * thirty-third round, rather than from its bytes ({@link IndexScan#raw}).
+     */
+    private static final boolean RAW = !"asm".equals(System.getenv("PAF_INDEX"));
 
     /**
      * Indexes class {@code c} ({@code bytes}: its class file); false (not included) when it is a test class (as
@@ -318,82 +307,19 @@ public final class StaticDuas {
      * order of the class file (the index's sets keep their insertion order).
      */
     private boolean scan(String c, byte[] bytes) {
-        ClassReader cr;
+        IndexScan s;
         try {
             if (bytes == null) return false;
-            cr = new ClassReader(bytes);
+            ClassReader cr = new ClassReader(bytes);
+            s = RAW ? raw(cr) : null;
+            if (s == null) s = IndexScan.asm(cr);
         } catch (RuntimeException e) {
             return false;
         }
-        List<MethodScan> methods = new ArrayList<>();
-        List<String> fields = new ArrayList<>();
-        boolean[] skip = new boolean[1]; // a test class or a module
-        ClassVisitor v = new ClassVisitor(ASM9) {
-            String name;
-
-            @Override
-            public void visit(int version, int access, String name, String sig, String superName, String[] itfs) {
-                this.name = name;
-                if ("junit/framework/TestCase".equals(superName) || "junit/framework/TestSuite".equals(superName)
-                        || (access & ACC_MODULE) != 0)
-                    skip[0] = true;
-            }
-
-            @Override
-            public FieldVisitor visitField(int access, String name, String desc, String sig, Object value) {
-                if ((access & ACC_STATIC) == 0) fields.add(name);
-                return null;
-            }
-
-            @Override
-            public MethodVisitor visitMethod(int access, String mname, String desc, String sig, String[] exc) {
-                MethodScan m = new MethodScan(name + "." + mname + desc);
-                methods.add(m);
-                return new MethodVisitor(ASM9) {
-                    @Override
-                    public AnnotationVisitor visitAnnotation(String desc, boolean visible) {
-                        if (visible && desc.equals("Lorg/junit/Test;")) skip[0] = true;
-                        return null;
-                    }
-
-                    @Override
-                    public void visitFieldInsn(int op, String owner, String name, String desc) {
-                        if (op == PUTFIELD || op == PUTSTATIC) {
-                            m.stores.add(name);
-                            m.storeOwners.add(owner + " " + desc);
-                        } else m.loads.add(name);
-                    }
-
-                    @Override
-                    public void visitInsn(int op) {
-                        if (op >= IASTORE && op <= SASTORE) m.arrays = true;
-                    }
-
-                    @Override
-                    public void visitIntInsn(int op, int operand) {
-                        if (op == NEWARRAY) m.arrays = true;
-                    }
-
-                    @Override
-                    public void visitTypeInsn(int op, String type) {
-                        if (op == ANEWARRAY) m.arrays = true;
-                    }
-
-                    @Override
-                    public void visitMultiANewArrayInsn(String desc, int dims) {
-                        m.arrays = true;
-                    }
-                };
-            }
-        };
-        try {
-            cr.accept(hierarchy.adding(cr, v), ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
-        } catch (RuntimeException e) {
-            return false;
-        }
-        if (skip[0]) return false;
-        for (String f : fields) fieldDecls.put(c.replace('/', '.') + "." + f, new String[] {c, f});
-        for (MethodScan m : methods) {
+        hierarchy.put(s.info);
+        if (s.skip) return false;
+        for (String f : s.fields) fieldDecls.put(c.replace('/', '.') + "." + f, new String[] {c, f});
+        for (IndexScan.Method m : s.methods) {
             for (int i = 0; i < m.stores.size(); i++) {
                 String f = m.stores.get(i);
                 storesOf.computeIfAbsent(f, k -> new LinkedHashSet<>()).add(m.method);
@@ -404,6 +330,15 @@ public final class StaticDuas {
             if (m.arrays) arrayMethods.add(m.method);
         }
         return true;
+    }
+
+    /** {@link IndexScan#raw}, or null (ASM's visitor reads the class) when it declines or fails. */
+    private static IndexScan raw(ClassReader cr) {
+        try {
+            return IndexScan.raw(cr);
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /** Analyzes these methods ("cls.name+desc") into the stores, allocations and returns maps. */

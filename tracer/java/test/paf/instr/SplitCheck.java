@@ -88,6 +88,30 @@ public final class SplitCheck {
             if (splits != (size == 65524)) fail("a method of " + size + " bytes split: " + splits);
         }
 
+        // a split method too large once instrumented is left whole, named by its own descriptor
+        // (the copy's, with the R parameter, used to be skipped instead, and the class gave up)
+        for (String d : new String[] {"()V", "(IJ)Ljava/lang/String;", "([I)I"})
+            if (!Split.originalDesc(Split.copyDesc(d)).equals(d) || !Split.originalDesc(d).equals(d))
+                fail("originalDesc(copyDesc(" + d + ")) is " + Split.originalDesc(Split.copyDesc(d)));
+        ClassNode huge = new ClassNode();
+        huge.visit(Opcodes.V11, Opcodes.ACC_PUBLIC, "splitcheck/Huge", null, "java/lang/Object", null);
+        MethodNode m = new MethodNode(Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC, "m", "(I)I", null, null);
+        for (int i = 0; i < 8000; i++) { // 32,000 bytes: an event per store takes it past 65,535
+            m.instructions.add(new org.objectweb.asm.tree.VarInsnNode(Opcodes.ILOAD, 0));
+            m.instructions.add(new org.objectweb.asm.tree.InsnNode(Opcodes.ICONST_1));
+            m.instructions.add(new org.objectweb.asm.tree.InsnNode(Opcodes.IADD));
+            m.instructions.add(new org.objectweb.asm.tree.VarInsnNode(Opcodes.ISTORE, 0));
+        }
+        m.instructions.add(new org.objectweb.asm.tree.VarInsnNode(Opcodes.ILOAD, 0));
+        m.instructions.add(new org.objectweb.asm.tree.InsnNode(Opcodes.IRETURN));
+        huge.methods.add(m);
+        org.objectweb.asm.ClassWriter hw = new org.objectweb.asm.ClassWriter(org.objectweb.asm.ClassWriter.COMPUTE_MAXS);
+        huge.accept(hw);
+        byte[] hugeOut = new Instrumenter(opts).transform(parent, "splitcheck/Huge", null, null, hw.toByteArray());
+        if (hugeOut == null) fail("splitcheck.Huge was not instrumented: " + R.stats().get("errors"));
+        if (!R.stats().get("errors").toString().contains("method too large once instrumented: splitcheck.Huge.m(I)I"))
+            fail("no error names splitcheck.Huge.m(I)I: " + R.stats().get("errors"));
+
         // the same results as the uninstrumented class, unrecorded and recorded
         Class<?> plain = Class.forName("splitcheck.Small", true, parent);
         Class<?> split = new ClassLoader(parent) {

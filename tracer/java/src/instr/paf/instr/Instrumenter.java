@@ -181,7 +181,10 @@ public final class Instrumenter implements ClassFileTransformer {
                 R.frames(keep);
                 return out;
             } catch (MethodTooLargeException e) {
-                String key = e.getMethodName() + e.getDescriptor();
+                // a split method's copy is named by its own descriptor: the method left whole
+                // is the original (before, the copy's key was skipped, which no method has, and
+                // every attempt failed the same way until the class ran uninstrumented)
+                String key = e.getMethodName() + Split.originalDesc(e.getDescriptor());
                 String msg = "method too large once instrumented: " + cls + "." + key;
                 System.err.println("paf-agent: " + msg + " (the method runs uninstrumented)");
                 R.instrumentError(msg);

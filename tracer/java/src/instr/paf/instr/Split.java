@@ -117,6 +117,13 @@ final class Split {
         return true;
     }
 
+    /** The original method's descriptor of an instrumented copy's {@code desc} ({@link #copyDesc}); any other unchanged. */
+    static String originalDesc(String desc) {
+        String marker = "L" + RT + ";)";
+        int at = desc.indexOf(marker);
+        return at < 0 ? desc : desc.substring(0, at) + desc.substring(at + marker.length() - 1);
+    }
+
     /** {@code desc} with an {@code R} parameter last: the instrumented copy's descriptor. */
     static String copyDesc(String desc) {
         int close = desc.indexOf(')');

@@ -84,7 +84,7 @@ public final class SplitCheck {
             MethodNode m = new MethodNode(Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC, "m", "()V", null, null);
             for (int i = 0; i < size - 1; i++) m.instructions.add(new org.objectweb.asm.tree.InsnNode(Opcodes.NOP));
             m.instructions.add(new org.objectweb.asm.tree.InsnNode(Opcodes.RETURN));
-            boolean splits = Split.dispatcher(big, m) != null;
+            boolean splits = Split.dispatcher(big, m, false) != null;
             if (splits != (size == 65524)) fail("a method of " + size + " bytes split: " + splits);
         }
 

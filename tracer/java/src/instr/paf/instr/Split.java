@@ -48,15 +48,8 @@ final class Split {
      * The dispatcher for {@code original} (before instrumentation); null when the method is not
      * split: a kind the instrumenter treats apart (a constructor, a class initializer, a method of
      * an interface, synchronized, abstract, native or a bridge), one with an exception handler or
-     * JSR/RET, or one whose bytecode with the dispatch might not fit in a method.
-     */
-    static MethodNode dispatcher(ClassNode cn, MethodNode original) {
-        return dispatcher(cn, original, false);
-    }
-
-    /**
-     * As {@link #dispatcher(ClassNode, MethodNode)}; {@code frames}: the original's frames are
-     * kept ({@link Frames}), and the jump to its code gets one.
+     * JSR/RET, or one whose bytecode with the dispatch might not fit in a method. {@code frames}:
+     * the original's frames are kept ({@link Frames}), and the jump to its code gets one.
      */
     static MethodNode dispatcher(ClassNode cn, MethodNode original, boolean frames) {
         if (!splitKind(cn, original)) return null;
@@ -169,16 +162,9 @@ final class Split {
      * The trace is the same: nothing is recorded once a test stopped recording (the flag only
      * turns on again at the next test's start), and the original's locals keep their slots in
      * the instrumented code, whose stack is empty at a loop head as the original's is. Nothing
-     * is added when the copy with the clone might not fit in a method.
-     */
-    static void addExits(MethodNode copy, InsnList original, java.util.Map<LabelNode, LabelNode> exits) {
-        addExits(null, copy, original, exits);
-    }
-
-    /**
-     * As {@link #addExits(MethodNode, InsnList, java.util.Map)}; {@code owner} not null: the
-     * frames are kept ({@link Frames}), so each check goes after the frame of its loop head,
-     * and the clone, which nothing falls into, starts with the copy's initial frame.
+     * is added when the copy with the clone might not fit in a method. {@code owner} (the class)
+     * not null: the frames are kept ({@link Frames}), so each check goes after the frame of its
+     * loop head, and the clone, which nothing falls into, starts with the copy's initial frame.
      */
     static void addExits(String owner, MethodNode copy, InsnList original, java.util.Map<LabelNode, LabelNode> exits) {
         int size = bodySize(copy.instructions), more = bodySize(original);

@@ -2,6 +2,7 @@
 package paf.instr;
 
 import static org.objectweb.asm.Opcodes.*;
+import static paf.instr.LoopExits.call;
 
 import java.io.File;
 import java.io.InputStream;
@@ -121,10 +122,6 @@ public final class FramesCheck {
         r.add(call(t, null, "ab", a, 2) + Arrays.toString(a));
         r.add(call(t, null, "ab", a, 5));
         return r;
-    }
-
-    private static String call(Method m, Object self, Object... args) throws Exception {
-        return LoopExits.call(m, self, args);
     }
 
     private static void fail(String why) {

@@ -1,10 +1,11 @@
 //! A check of the split of methods (tracer/java/e2e.sh runs it): which methods are split, that both halves compute what the original does, recorded or not, that a recorded stack has no dispatcher frame, and that a loop leaves for the original code once nothing is recorded.
 package paf.instr;
 
+import static paf.instr.LoopExits.call;
+
 import java.io.File;
 import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -171,10 +172,6 @@ public final class SplitCheck {
         for (int k : new int[] {-1, 0, 3, 4}) r.add(call(c.getMethod("kind", int.class), null, k));
         for (int k : new int[] {-1000, 7, 100000, 8}) r.add(call(c.getMethod("sparse", int.class), null, k));
         return r;
-    }
-
-    private static String call(Method m, Object self, Object... args) throws Exception {
-        return LoopExits.call(m, self, args);
     }
 
     private static void fail(String why) {

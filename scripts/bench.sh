@@ -19,7 +19,9 @@
 # 5. traces the shipped Java examples (testdata/java: library, static-state, cases) with
 #    `paf trace java` and runs them with plain JUnit, alternately, RUNS times each (at least 9
 #    for the examples under a second: on a 2-core virtual machine their runs vary by a third),
-#    and prints the medians and the tracer's overhead, and its floor: the same command with
+#    and prints the medians and the tracer's overhead, every class instrumented
+#    (--no-class-cache) and warm (replayed from the class cache a run before recorded), and its
+#    floor: the same command with
 #    `--max-events 1`, which records next to nothing (each test is truncated at its first
 #    event and runs on unrecorded), so what is left is the fixed costs, a compaction tried per
 #    test and the instrumented code (skipped, saying so, without a JDK, JUnit 4 and ASM:
@@ -232,8 +234,8 @@ else
   sync
   # paf builds its tracer's jars at its first run in a fresh checkout: not a cost to measure
   "$PAF" trace java --quiet --classpath "$WORK" --include none --tests none -o "$WORK/warm-up" > /dev/null 2>&1 || true
-  printf '%-13s %6s %5s %9s %9s %9s %9s %9s %10s %10s\n' example tests runs 'plain s' 'traced s' overhead \
-    'floor s' 'floor x' events 'bundle KB'
+  printf '%-13s %6s %5s %9s %9s %9s %9s %9s %9s %9s %10s %10s\n' example tests runs 'plain s' 'traced s' overhead \
+    'warm s' 'warm x' 'floor s' 'floor x' events 'bundle KB'
   for spec in "library org.shelf" "static-state org.cli" "cases cases"; do
     ex=${spec% *}; inc=${spec#* }
     C="$WORK/java/$ex"; rm -rf "$C"; mkdir -p "$C/classes"
@@ -243,29 +245,42 @@ else
     # "The class archive"): made here, before the runs measured
     [ "$ex" != library ] || "$PAF" trace java --quiet --classpath "$C/classes" --include "$inc" --tests "$tests" \
       -o "$C/warm-up" > /dev/null 2>&1 || true
+    # the class cache of these classes (docs/java.md, "The class cache"), recorded before the
+    # warm runs measured, which replay it; the traced and floor runs instrument every class
+    "$PAF" trace java --quiet --classpath "$C/classes" --include "$inc" --tests "$tests" \
+      -o "$C/warm" > /dev/null 2>&1 || true
     # one plain run, then one traced, and again: a slower minute of the machine slows both
     runs=$RUNS
     [ "$ex" = cases ] || [ "$runs" -ge 9 ] || runs=9
-    : > "$WORK/plain.runs"; : > "$WORK/traced.runs"; : > "$WORK/floor.runs"
+    : > "$WORK/plain.runs"; : > "$WORK/traced.runs"; : > "$WORK/warm.runs"; : > "$WORK/floor.runs"
     for _ in $(seq "$runs"); do
       # plain JUnit exits 1 when a test fails: its time is what counts
       measure sh -c 'java -XX:-OmitStackTraceInFastThrow -cp "$1" org.junit.runner.JUnitCore $2 || true' sh \
         "$C/classes:$J/junit4.jar:$HAMCREST" "${tests//,/ }" >> "$WORK/plain.runs"
       # its summary line (stderr) is left out of the table
-      measure sh -c '"$@" 2> /dev/null' sh "$PAF" trace java --quiet --classpath "$C/classes" \
+      measure sh -c '"$@" 2> /dev/null' sh "$PAF" trace java --quiet --no-class-cache --classpath "$C/classes" \
         --include "$inc" --tests "$tests" -o "$C/bundle" >> "$WORK/traced.runs"
       measure sh -c '"$@" 2> /dev/null' sh "$PAF" trace java --quiet --classpath "$C/classes" \
+        --include "$inc" --tests "$tests" -o "$C/warm" >> "$WORK/warm.runs"
+      measure sh -c '"$@" 2> /dev/null' sh "$PAF" trace java --quiet --no-class-cache --classpath "$C/classes" \
         --include "$inc" --tests "$tests" --max-events 1 -o "$C/floor" >> "$WORK/floor.runs"
     done
     plain=$(cut -d' ' -f1 "$WORK/plain.runs" | median)
     traced=$(cut -d' ' -f1 "$WORK/traced.runs" | median)
+    warm=$(cut -d' ' -f1 "$WORK/warm.runs" | median)
     floor=$(cut -d' ' -f1 "$WORK/floor.runs" | median)
     # "DIR: ok: N tests (F failing, P passing), E events, S statements"
     read -r n ev < <("$PAF" validate "$C/bundle" | sed -E 's/.*ok: ([0-9]+) tests? .*\), ([0-9]+) events?.*/\1 \2/')
-    printf '%-13s %6d %5d %9s %9s %8sx %9s %8sx %10d %10d\n' "$ex" "$n" "$runs" "$plain" "$traced" \
-      "$(ratio "$traced" "$plain")" "$floor" "$(ratio "$floor" "$plain")" "$ev" "$(du -k "$C/bundle" | tail -1 | cut -f1)"
+    printf '%-13s %6d %5d %9s %9s %8sx %9s %8sx %9s %8sx %10d %10d\n' "$ex" "$n" "$runs" "$plain" "$traced" \
+      "$(ratio "$traced" "$plain")" "$warm" "$(ratio "$warm" "$plain")" "$floor" "$(ratio "$floor" "$plain")" "$ev" \
+      "$(du -k "$C/bundle" | tail -1 | cut -f1)"
+    # cases' stack overflow test records as many frames as the stack holds, which differs from
+    # run to run with or without the cache
+    [ "$ex" = cases ] || cmp -s <(zstd -dc "$C/bundle/tests.jsonl.zst") <(zstd -dc "$C/warm/tests.jsonl.zst") \
+      || { echo "bench.sh: $ex: the warm run's tests differ from the traced run's" >&2; exit 1; }
   done
-  echo "(traced: the whole command, its default zstd bundle: JVM starts, the agent, the analysis of the failing tests, the static DUAs, the compression; target: at most 2x)"
+  echo "(traced: the whole command, its default zstd bundle, every class instrumented (--no-class-cache): JVM starts, the agent, the analysis of the failing tests, the static DUAs, the compression; target: at most 2x)"
+  echo "(warm: the same command run again, its classes replayed from the class cache a first run recorded: a user's second run of the same suite)"
   echo "(floor: the same with --max-events 1, next to nothing recorded: what no change to the recording can take off)"
 fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

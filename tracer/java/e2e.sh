@@ -129,6 +129,34 @@ grep -Eq "$steps; [0-9.]+ s in all$" "$CA/mapped.log" \
   && grep -Eq "$steps, then \+[0-9.]+ s the class archive made; [0-9.]+ s in all$" "$CA/made.log" \
   || { echo "FAIL: -v must print the steps after the tests:"; grep -h '^paf trace: steps' "$CA/made.log" "$CA/mapped.log"; exit 1; }
 echo "ok: -v prints the steps after the tests, and the class archive's when it is made"
+
+echo "== the class cache: a second run replays the classes the first instrumented, the same bundle (src/cli/cmd/trace/classcache.rs)"
+# A copy of the library's classes gives a key of its own. The first run instruments and records
+# every class, the second replays them all, --no-class-cache neither; the three bundles are the
+# same. A class file that changes gives a new key: every class instrumented again.
+CC="$OUT/class-cache"; rm -rf "$CC"; mkdir -p "$CC"; cp -r "$OUT/classes/library" "$CC/classes"
+CCRUN=(trace java -v --classpath "$CC/classes" --include org.shelf --tests "$(tests_of library)" --sourcepath "$TD/library/src")
+cached() { # LOG REPLAYED RECORDED
+  grep -q "^paf trace: instrumented classes from the class cache: $2 replayed, $3 instrumented and recorded$" "$1" \
+    || { echo "FAIL: $1: want $2 classes replayed and $3 recorded:"; grep '^paf' "$1"; exit 1; }
+}
+N=$(find "$CC/classes/org/shelf" -name '*.class' | wc -l)
+"$PAF" "${CCRUN[@]}" -o "$CC/recorded" 2> "$CC/recorded.log" || { cat "$CC/recorded.log" >&2; exit 1; }
+"$PAF" "${CCRUN[@]}" -o "$CC/replayed" 2> "$CC/replayed.log" || { cat "$CC/replayed.log" >&2; exit 1; }
+"$PAF" "${CCRUN[@]}" --no-class-cache -o "$CC/off" 2> "$CC/off.log" || { cat "$CC/off.log" >&2; exit 1; }
+LOADED=$(sed -nE 's/.*, ([0-9]+) classes instrumented,.*/\1/p' "$CC/recorded.log")
+cached "$CC/recorded.log" 0 "$LOADED"
+cached "$CC/replayed.log" "$LOADED" 0
+! grep -q 'class cache\|;cache=' "$CC/off.log" || { echo "FAIL: --no-class-cache still uses the class cache"; exit 1; }
+for f in tests.jsonl statements.jsonl static-duas.jsonl; do
+  for b in replayed off; do
+    cmp <(zstd -dc "$CC/recorded/$f.zst") <(zstd -dc "$CC/$b/$f.zst") || { echo "FAIL: $f differs between the runs recorded and $b"; exit 1; }
+  done
+done
+touch "$(find "$CC/classes/org/shelf" -name '*.class' | sort | head -1)"
+"$PAF" "${CCRUN[@]}" -o "$CC/changed" 2> "$CC/changed.log" || { cat "$CC/changed.log" >&2; exit 1; }
+cached "$CC/changed.log" 0 "$LOADED"
+echo "ok: the class cache: $LOADED of $N classes recorded, then replayed; the same bundle with it, without it and while recording it; a changed class file gets a new cache"
 # a project with its own JUnit (a Maven project's class path): its class path keeps its order,
 # and the archive holds the runner's jar without JUnit's
 OWN=(trace java -v --classpath "$OUT/classes/library:$CA/junit/junit4.jar:$CA/junit/hamcrest.jar" --include org.shelf
@@ -448,6 +476,15 @@ echo "== randoop (--randoop: Randoop's output folder compiled and run in Randoop
 grep -q "^paf trace: 254 tests (160 pass, 94 fail" "$OUT/randoop.err" \
   || { echo "FAIL: --randoop must trace the library's 6 classes:"; cat "$OUT/randoop.err"; exit 1; }
 $CHECK randoop-order "$OUT/randoop"
+# the tests compiled into a new directory at every run: the second run replays the classes the
+# first recorded (src/cli/cmd/trace/classcache.rs keys that directory by its contents)
+"$PAF" trace java -v --randoop "$TD/library/test" --classpath "$OUT/classes/library" --include org.shelf \
+  --sourcepath "$TD/library/src" -o "$OUT/randoop-again" 2> "$OUT/randoop-again.err"
+grep -q "^paf trace: instrumented classes from the class cache: [1-9][0-9]* replayed, 0 instrumented and recorded$" \
+  "$OUT/randoop-again.err" || { echo "FAIL: a second --randoop run must replay the class cache:"; grep '^paf' "$OUT/randoop-again.err"; exit 1; }
+cmp <(zstd -dc "$OUT/randoop/tests.jsonl.zst") <(zstd -dc "$OUT/randoop-again/tests.jsonl.zst") \
+  || { echo "FAIL: the --randoop run replaying the class cache wrote other tests"; exit 1; }
+echo "ok: a second --randoop run (-v, the first --quiet) replays every class from the class cache, the same tests"
 "$PAF" rank "$OUT/randoop" --format json > "$OUT/randoop.rank.json"
 $CHECK library "$OUT/randoop.rank.json" "$TD/library/truth.csv"
 

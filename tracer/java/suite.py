@@ -6,7 +6,7 @@ docs/java.md reports: tests, events, bundle size, trace time against a plain JUn
 same classes, and how many failing tests end in a flow-set with a traced origin.
 
 usage: suite.py SUITE_DIR OUTDIR [--paf PAF] [--runs N] [--include PKG] [--sourcepath DIRS]
-                [--json FILE] [--fixed FILE]
+                [--json FILE] [--fixed FILE] [--class-cache off|warm]
 --fixed FILE lists the failing tests the library's developers fixed (one per line, `Class.method`
 or JUnit's `method(Class)`): where they rank is printed too (flow-set rank, test rank, locality)
 No third-party code is copied anywhere: the suite is read where it is, the bundle goes to OUTDIR.
@@ -103,6 +103,9 @@ def main():
     ap.add_argument("--sourcepath")
     ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("--fixed", help="failing tests the developers fixed, one per line")
+    ap.add_argument("--class-cache", choices=["off", "warm"], default="off",
+                    help="off: every traced run instruments every class (--no-class-cache); warm: one "
+                         "untimed traced run records the class cache first, and the timed runs replay it")
     a = ap.parse_args()
     suite = os.path.abspath(a.suite)
     name = os.path.basename(suite.rstrip("/"))
@@ -124,6 +127,12 @@ def main():
         trace_cmd += ["--sourcepath", sourcepath]
     for j in jvm:
         trace_cmd += ["--jvm-arg", j]
+    if a.class_cache == "off":
+        trace_cmd += ["--no-class-cache"]
+    else:
+        p = subprocess.run(trace_cmd, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            sys.exit("suite.py: paf trace java failed (%d):\n%s" % (p.returncode, p.stderr))
     # plain and traced runs take turns, the first of each round alternating, so that both see the
     # machine's same minutes; the bundle of the last run is removed (and the kernel's writing of
     # it waited for) before the next, so that no run pays for another's files
@@ -184,6 +193,7 @@ def main():
         "plain_s": round(statistics.median(plain), 3),
         "trace_s": round(statistics.median(traced), 3),
         "overhead": round(statistics.median(traced) / statistics.median(plain), 2),
+        "class_cache": a.class_cache,
         "supervisor_s": round(manifest["java"]["wall_ms"] / 1000, 2),
         "jvms": manifest["java"]["jvms"],
         "classes_instrumented": manifest["java"]["classes_instrumented"],

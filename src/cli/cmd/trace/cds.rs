@@ -402,7 +402,7 @@ fn key(java: &OsStr, tracer: &Tracer, deps: &Deps<'_>, junit: bool) -> Option<St
 }
 
 /// The `java` that runs: a path, or the first executable of that name on `PATH`, resolved.
-fn which(java: &OsStr) -> Option<PathBuf> {
+pub(super) fn which(java: &OsStr) -> Option<PathBuf> {
     let named = Path::new(java);
     let found = if named.components().count() > 1 {
         Some(named.to_path_buf())

@@ -6,6 +6,7 @@
 //! a shell), and moves the finished bundle into place.
 
 mod cds;
+mod classcache;
 mod project;
 mod steps;
 mod tracer;
@@ -139,6 +140,11 @@ pub struct JavaArgs {
     /// Print only problems and the summary (not the tests' own output).
     #[arg(long, conflicts_with = "verbose")]
     pub quiet: bool,
+    /// Instrument every class again, without the class cache (the classes an earlier run of the
+    /// same suite instrumented, replayed while they load as then: docs/java.md, "The class
+    /// cache"); the bundle is the same either way.
+    #[arg(long)]
+    pub no_class_cache: bool,
     /// Also print the command lines of the JVMs.
     #[arg(short, long)]
     pub verbose: bool,

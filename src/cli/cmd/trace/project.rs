@@ -104,6 +104,14 @@ pub fn resolve(a: &JavaArgs, junit: &str) -> Result<Job, CliError> {
     })
 }
 
+impl Job {
+    /// The directory the test classes of `--randoop`'s folder were compiled into, if any: new
+    /// files at every run.
+    pub fn compiled(&self) -> Option<&std::path::Path> {
+        self._compiled.as_ref().map(|d| d.path())
+    }
+}
+
 /// What a project says; each field is empty when it says nothing.
 #[derive(Debug, Default)]
 pub struct Found {

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use super::super::super::output;
 use super::JavaArgs;
 use super::cds::Cds;
+use super::classcache;
 use super::project::Job;
 use super::tracer::{Deps, Tracer};
 
@@ -48,8 +49,29 @@ impl Attached {
         std::fs::create_dir_all(&work).ok()?;
         // the supervisor writes its skip list this way: the tests done, one per line
         std::fs::write(work.join("skip.txt"), "\n").ok()?;
+        let mut args = command(a, job, tracer, deps, cds, &work);
+        let cache = (!a.no_class_cache)
+            .then(|| {
+                classcache::path(
+                    tracer,
+                    java,
+                    &args,
+                    &work,
+                    job.sourcepath.as_deref(),
+                    job.compiled(),
+                )
+            })
+            .flatten();
+        if let Some(file) = cache
+            && let Some(agent) = args
+                .iter_mut()
+                .find(|x| x.to_string_lossy().starts_with("-agentlib:instrument="))
+        {
+            agent.push(";cache=");
+            agent.push(file);
+        }
         let mut cmd = Command::new(java);
-        cmd.args(command(a, job, tracer, deps, cds, &work))
+        cmd.args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

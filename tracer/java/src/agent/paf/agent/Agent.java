@@ -24,7 +24,8 @@ import paf.rt.R;
  * instrumented), src (source path, for field declaration lines), cap (events per test),
  * asm (ASM's asm, asm-tree and asm-analysis jars, ':'-separated, or a directory holding asm.jar,
  * asm-tree.jar and asm-analysis.jar; default /usr/share/java),
- * fail (test hook: a class to pretend cannot be instrumented), verbose=1.
+ * cache (a file: the class cache, paf.instr.ClassCache), fail (test hook: a class to pretend
+ * cannot be instrumented), verbose=1.
  *
  * <p>The instrumenter and ASM are loaded in their own class loader, so the program under test never
  * sees them; the runtime {@link R} is on the boot class path, so every class loader sees it.
@@ -62,6 +63,7 @@ public final class Agent {
                 w.write("sites " + s.get("sites") + "\n"); // test lines from call sites, from stack walks
                 w.write("split " + s.get("split") + "\n"); // methods split (paf.instr.Split)
                 w.write("frames " + s.get("frames") + "\n"); // classes with frames kept, computed (paf.instr.Frames)
+                w.write("cache " + s.get("cache") + "\n"); // classes from the class cache, recorded in it (paf.instr.ClassCache)
                 w.write("cut " + s.get("cut") + "\n"); // times the tests part file was cut (Out.truncate)
                 w.write("fence_broken " + s.get("fence_broken") + "\n"); // cuts below paf's fence: none may be
                 // compactions, records they read, of those from the writer's fields, log mismatches

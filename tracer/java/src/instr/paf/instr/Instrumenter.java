@@ -26,7 +26,9 @@ import paf.rt.R;
  * The class file transformer of the paf agent. Instruments the classes of the included packages
  * (prefix + "/" on the internal name), minus the excluded ones and the test classes, with calls to
  * {@link R}. Every failure is caught, reported on stderr and counted: the JVM would otherwise load
- * the class uninstrumented without a word.
+ * the class uninstrumented without a word. With option {@code cache} (a file), the classes of an
+ * earlier run of the same suite are taken from it ({@link ClassCache}) as long as they load as
+ * they did then.
  */
 public final class Instrumenter implements ClassFileTransformer {
     private final List<String> include = new ArrayList<>();
@@ -39,6 +41,8 @@ public final class Instrumenter implements ClassFileTransformer {
     private final TestSites.Ahead ahead;
     /** Per class loader: class headers read without loading (field resolution, frames). */
     private final Map<ClassLoader, Hierarchy> hierarchies = new java.util.WeakHashMap<>();
+    /** The classes of an earlier run of the same suite ({@link ClassCache}); null: option cache not given. */
+    private final ClassCache cache;
 
     /** {@code options}: the agent's option map (include, exclude, tests, src, fail, verbose). */
     public Instrumenter(Map<String, String> options) {
@@ -61,6 +65,9 @@ public final class Instrumenter implements ClassFileTransformer {
             if (f.isDirectory()) roots.add(f);
         }
         fieldLines = new FieldLines(roots);
+        String cachePath = options.get("cache");
+        cache = cachePath == null || cachePath.isEmpty() ? null : ClassCache.open(cachePath, verbose);
+        if (cache != null) Runtime.getRuntime().addShutdownHook(new Thread(cache::save, "paf-class-cache"));
     }
 
     private static List<String> split(String s) {
@@ -86,16 +93,42 @@ public final class Instrumenter implements ClassFileTransformer {
     public byte[] transform(ClassLoader loader, String name, Class<?> redefined, ProtectionDomain pd, byte[] bytes) {
         if (name != null && loader != null && redefined == null && testClasses.contains(name)) return testClass(name, bytes);
         if (name == null || loader == null || redefined != null || !wanted(name)) return null;
+        if (cache == null) return make(loader, name, bytes);
+        ClassCache.Hit hit = cache.replay(loader, name, bytes);
+        if (hit == ClassCache.PASS) return make(loader, name, bytes);
+        if (hit != null) return hit.out;
+        // the classes replayed so far were not read by the hierarchy: it learns them as
+        // instrumenting them would have taught it (Hierarchy.add), before this class asks
+        for (Object[] lb : cache.takeReplayed()) hierarchy((ClassLoader) lb[0]).add(new ClassReader((byte[]) lb[1]));
+        long[] reg = R.registry();
+        List<Object[]> was = Reg.begin();
+        byte[] out = null;
+        try {
+            out = make(loader, name, bytes);
+        } finally {
+            cache.record(loader, name, bytes, reg, Reg.end(was), out);
+        }
+        return out;
+    }
+
+    /** The class instrumented, or null (unchanged) when that fails: the failure is reported and counted. */
+    private byte[] make(ClassLoader loader, String name, byte[] bytes) {
         try {
             if (name.replace('/', '.').equals(failFor)) throw new IllegalStateException("test hook: fail=" + failFor);
             byte[] out = instrument(loader, name, bytes);
-            R.instrumented(name);
+            Reg.instrumented(name);
             return out;
         } catch (Throwable t) {
             String msg = "cannot instrument class " + name.replace('/', '.') + ": " + t;
-            System.err.println("paf-agent: " + msg + " (the class runs uninstrumented: its events are missing)");
-            R.instrumentError(msg);
+            Reg.print("paf-agent: " + msg + " (the class runs uninstrumented: its events are missing)");
+            Reg.instrumentError(msg);
             return null;
+        }
+    }
+
+    private Hierarchy hierarchy(ClassLoader loader) {
+        synchronized (hierarchies) {
+            return hierarchies.computeIfAbsent(loader, Hierarchy::of);
         }
     }
 
@@ -112,14 +145,14 @@ public final class Instrumenter implements ClassFileTransformer {
         ClassNode probe = new ClassNode();
         cr.accept(probe, keep ? ClassReader.EXPAND_FRAMES : ClassReader.SKIP_FRAMES);
         if ((probe.access & Opcodes.ACC_MODULE) != 0) return null;
-        if (isTestClass(probe)) return testClass(name, bytes); // a test body's calls are the MUT calls
+        if (isTestClass(probe)) { // a test body's calls are the MUT calls
+            Reg.pass(); // the class cache leaves it to this path in every run
+            return testClass(name, bytes);
+        }
         String cls = name.replace('/', '.');
         String file = sourceFile(probe);
         Map<String, int[]> bcis = BciMap.of(cr);
-        Hierarchy hierarchy;
-        synchronized (hierarchies) {
-            hierarchy = hierarchies.computeIfAbsent(loader, Hierarchy::of);
-        }
+        Hierarchy hierarchy = hierarchy(loader);
         hierarchy.add(cr);
 
         // field declarations: the statements where allocations define fields to their defaults
@@ -132,10 +165,10 @@ public final class Instrumenter implements ClassFileTransformer {
         }
         int[] fs = new int[fstmts.size()];
         for (int i = 0; i < fs.length; i++) fs[i] = fstmts.get(i);
-        R.classFields(cls, fnames.toArray(new String[0]), fs);
+        Reg.classFields(cls, fnames.toArray(new String[0]), fs);
         int[] keys = new int[probe.methods.size()];
-        for (int i = 0; i < keys.length; i++) keys[i] = R.name(probe.methods.get(i).name + probe.methods.get(i).desc);
-        R.classKeys(cls, keys);
+        for (int i = 0; i < keys.length; i++) keys[i] = Reg.name(probe.methods.get(i).name + probe.methods.get(i).desc);
+        Reg.classKeys(cls, keys);
 
         Set<String> skip = new HashSet<>();
         for (int attempt = 0; attempt < probe.methods.size() + 2; attempt++) {
@@ -158,8 +191,8 @@ public final class Instrumenter implements ClassFileTransformer {
                 } catch (Throwable t) {
                     failed = key;
                     String msg = "cannot instrument method " + cls + "." + key + ": " + t;
-                    System.err.println("paf-agent: " + msg + " (the method runs uninstrumented)");
-                    R.instrumentError(msg);
+                    Reg.print("paf-agent: " + msg + " (the method runs uninstrumented)");
+                    Reg.instrumentError(msg);
                     if (verbose) t.printStackTrace();
                     break;
                 }
@@ -178,7 +211,7 @@ public final class Instrumenter implements ClassFileTransformer {
             try {
                 cn.accept(cw);
                 byte[] out = cw.toByteArray();
-                R.frames(keep);
+                Reg.frames(keep);
                 return out;
             } catch (MethodTooLargeException e) {
                 // a split method's copy is named by its own descriptor: the method left whole
@@ -186,13 +219,13 @@ public final class Instrumenter implements ClassFileTransformer {
                 // every attempt failed the same way until the class ran uninstrumented)
                 String key = e.getMethodName() + Split.originalDesc(e.getDescriptor());
                 String msg = "method too large once instrumented: " + cls + "." + key;
-                System.err.println("paf-agent: " + msg + " (the method runs uninstrumented)");
-                R.instrumentError(msg);
+                Reg.print("paf-agent: " + msg + " (the method runs uninstrumented)");
+                Reg.instrumentError(msg);
                 skip.add(key);
             } catch (RuntimeException e) {
                 if (!keep) throw e;
                 keep = false; // ASM refused a kept frame: the writer computes them
-                if (verbose) System.err.println("paf-agent: " + cls + ": frames computed: " + e);
+                if (verbose) Reg.print("paf-agent: " + cls + ": frames computed: " + e);
             }
         }
         throw new IllegalStateException("gave up after " + skip.size() + " uninstrumentable methods");
@@ -225,7 +258,7 @@ public final class Instrumenter implements ClassFileTransformer {
             added.add(d);
         }
         cn.methods.addAll(added);
-        if (!added.isEmpty()) R.split(added.size());
+        if (!added.isEmpty()) Reg.split(added.size());
     }
 
     /** The source file name of a class (its SourceFile attribute, else guessed from its name). */
@@ -254,7 +287,7 @@ public final class Instrumenter implements ClassFileTransformer {
             }
             line = ctorLine == Integer.MAX_VALUE ? 0 : ctorLine;
         }
-        return R.stmt("F|" + cn.name + "|" + f.name, cn.name.replace('/', '.'), null, file, line, -1, accessJson(cn, null));
+        return Reg.stmt("F|" + cn.name + "|" + f.name, cn.name.replace('/', '.'), null, file, line, -1, accessJson(cn, null));
     }
 
     /**

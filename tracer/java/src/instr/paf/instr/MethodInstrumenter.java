@@ -342,14 +342,14 @@ final class MethodInstrumenter {
     int stmt(int i) {
         if (stmtIds[i] < 0) {
             int b = bci[i];
-            stmtIds[i] = R.stmt(cn.name + "|" + mn.name + mn.desc + "|" + b, cls, mn.name, file, lines[i], b, access());
+            stmtIds[i] = Reg.stmt(cn.name + "|" + mn.name + mn.desc + "|" + b, cls, mn.name, file, lines[i], b, access());
         }
         return stmtIds[i];
     }
 
     /** The statement id of the method's entry (where its parameters are defined). */
     int entryStmt() {
-        return R.stmt(cn.name + "|" + mn.name + mn.desc + "|entry", cls, mn.name, file, Math.max(firstLine, 0), -1, access());
+        return Reg.stmt(cn.name + "|" + mn.name + mn.desc + "|entry", cls, mn.name, file, Math.max(firstLine, 0), -1, access());
     }
 
     /** The statement records' {@code access} field of this method (computed once). */
@@ -692,20 +692,20 @@ final class MethodInstrumenter {
             case S_LOCAL:
             case S_MERGE:
                 push(l, R.K_LOCAL);
-                push(l, R.name(s.name));
+                push(l, Reg.name(s.name));
                 push(l, 0);
                 push(l, 0);
                 return R.H_OTHER;
             case S_STATIC:
                 push(l, R.K_STATIC);
-                push(l, R.name(s.name));
+                push(l, Reg.name(s.name));
                 push(l, 0);
                 push(l, 0);
                 return R.H_OTHER;
             case S_FIELD:
                 if (capA.containsKey(s.p)) {
                     push(l, R.K_FIELD);
-                    push(l, R.name(s.name));
+                    push(l, Reg.name(s.name));
                     l.add(new VarInsnNode(ILOAD, capA.get(s.p)));
                     push(l, 0);
                     return R.H_OTHER;
@@ -714,7 +714,7 @@ final class MethodInstrumenter {
             case S_ELEM:
                 if (capA.containsKey(s.p)) {
                     push(l, R.K_ELEM);
-                    push(l, s.array == null ? -1 : R.name(s.array));
+                    push(l, s.array == null ? -1 : Reg.name(s.array));
                     l.add(new VarInsnNode(ILOAD, capA.get(s.p)));
                     l.add(new VarInsnNode(ILOAD, capB.get(s.p)));
                     return R.H_OTHER;
@@ -723,7 +723,7 @@ final class MethodInstrumenter {
             case S_RET:
                 if (capA.containsKey(s.p)) {
                     push(l, R.K_RET);
-                    push(l, R.name(forDef ? calleeName(s.p) : tempName(s.p)));
+                    push(l, Reg.name(forDef ? calleeName(s.p) : tempName(s.p)));
                     l.add(new VarInsnNode(ILOAD, capA.get(s.p)));
                     push(l, 0);
                     return R.H_CALL;
@@ -733,7 +733,7 @@ final class MethodInstrumenter {
             case S_ARITH:
                 if (!forDef && tempDef.contains(s.p)) {
                     push(l, R.K_TEMP);
-                    push(l, R.name(tempName(s.p)));
+                    push(l, Reg.name(tempName(s.p)));
                     push(l, 0);
                     push(l, 0);
                     return R.H_OTHER;
@@ -789,7 +789,7 @@ final class MethodInstrumenter {
         for (String name : names)
             def(after, i, () -> {
                 push(after, R.K_LOCAL);
-                push(after, R.name(name));
+                push(after, Reg.name(name));
                 push(after, 0);
                 push(after, 0);
             }, s);
@@ -805,7 +805,7 @@ final class MethodInstrumenter {
         InsnList entry = new InsnList();
         int flags = (isCtor ? R.M_CTOR : 0) | (mn.name.equals("<clinit>") ? R.M_CLINIT : 0)
                 | ((mn.access & ACC_SYNTHETIC) != 0 && mn.name.startsWith("lambda$") ? R.M_LAMBDA : 0);
-        int mid = R.method(cls + "." + mn.name, mn.name + mn.desc, paramNames(), flags, entryStmt());
+        int mid = Reg.method(cls + "." + mn.name, mn.name + mn.desc, paramNames(), flags, entryStmt());
         // A call from the test body (no instrumented frame active) also passes the argument
         // values, which the runtime writes with the receiver's fields as the enter's "values".
         LabelNode plain = new LabelNode(), entered = new LabelNode();
@@ -847,7 +847,7 @@ final class MethodInstrumenter {
             if (tempDef.contains(n)) {
                 frame(after);
                 push(after, stmt(i));
-                push(after, R.name(tempName(n)));
+                push(after, Reg.name(tempName(n)));
                 push(after, howOf(resolveKindOf(n)));
                 call(after, "defTemp", "(IIII)V");
             }
@@ -895,7 +895,7 @@ final class MethodInstrumenter {
                 final String name = localName(((VarInsnNode) n).var, i, true);
                 def(after, i, () -> {
                     push(after, R.K_LOCAL);
-                    push(after, R.name(name));
+                    push(after, Reg.name(name));
                     push(after, 0);
                     push(after, 0);
                 }, resolve(f.getStack(sz - 1)));
@@ -906,7 +906,7 @@ final class MethodInstrumenter {
                 frame(after);
                 push(after, stmt(i));
                 push(after, R.K_LOCAL);
-                push(after, R.name(name));
+                push(after, Reg.name(name));
                 push(after, 0);
                 push(after, 0);
                 push(after, R.K_NONE);
@@ -922,7 +922,7 @@ final class MethodInstrumenter {
                 String name = fieldName((FieldInsnNode) n);
                 def(after, i, () -> {
                     push(after, R.K_STATIC);
-                    push(after, R.name(name));
+                    push(after, Reg.name(name));
                     push(after, 0);
                     push(after, 0);
                 }, resolve(f.getStack(sz - 1)));
@@ -934,11 +934,11 @@ final class MethodInstrumenter {
                 if (sort == Type.OBJECT || sort == Type.ARRAY) {
                     after.add(new InsnNode(DUP));
                     frame(after);
-                    push(after, R.name(fieldName(fi)));
+                    push(after, Reg.name(fieldName(fi)));
                     call(after, "sroot", "(Ljava/lang/Object;II)V");
                 } else {
                     frame(after);
-                    push(after, R.name(fieldName(fi)));
+                    push(after, Reg.name(fieldName(fi)));
                     call(after, "sread", "(II)V");
                 }
                 break;
@@ -957,7 +957,7 @@ final class MethodInstrumenter {
                 before.add(new VarInsnNode(vt.getOpcode(ILOAD), sv));
                 def(after, i, () -> {
                     push(after, R.K_FIELD);
-                    push(after, R.name(name));
+                    push(after, Reg.name(name));
                     after.add(new VarInsnNode(ILOAD, so));
                     push(after, 0);
                 }, resolve(f.getStack(sz - 1)));
@@ -991,7 +991,7 @@ final class MethodInstrumenter {
                 before.add(new VarInsnNode(vt.getOpcode(ILOAD), sv));
                 def(after, i, () -> {
                     push(after, R.K_ELEM);
-                    push(after, array == null ? -1 : R.name(array));
+                    push(after, array == null ? -1 : Reg.name(array));
                     after.add(new VarInsnNode(ILOAD, sarr));
                     after.add(new VarInsnNode(ILOAD, sidx));
                 }, resolve(f.getStack(sz - 1)));
@@ -1128,7 +1128,7 @@ final class MethodInstrumenter {
         else before.add(new InsnNode(ACONST_NULL));
         frame(before);
         push(before, stmt(i));
-        push(before, op == INVOKEDYNAMIC ? -1 : R.name(name + desc));
+        push(before, op == INVOKEDYNAMIC ? -1 : Reg.name(name + desc));
         push(before, sup ? 1 : 0);
         call(before, "preCall", "(Ljava/lang/Object;IIIZ)V");
         if (recv && !init) useTop(before, i, R.ROLE_DEREF, resolve(f.getStack(sz - na - 1)), true);
@@ -1153,8 +1153,8 @@ final class MethodInstrumenter {
         } else {
             frame(after);
             push(after, stmt(i));
-            push(after, needTemp.contains(n) ? R.name(tempName(n)) : -1);
-            push(after, R.name(calleeName(n)));
+            push(after, needTemp.contains(n) ? Reg.name(tempName(n)) : -1);
+            push(after, Reg.name(calleeName(n)));
             call(after, "postCall", "(IIII)I");
             if (capA.containsKey(n)) after.add(new VarInsnNode(ISTORE, capA.get(n)));
             else after.add(new InsnNode(POP));

@@ -118,6 +118,15 @@ public final class R {
     private static final HashMap<String, Integer> stmtIds = new HashMap<>();
     private static int nextStmt = 0;
     private static final ArrayList<MethodInfo> methods = new ArrayList<>();
+    /**
+     * A hash of every registration that gave out an id, in order (new names, new statements,
+     * methods): with the three counts, {@link #registry} tells the class cache (paf.instr.ClassCache)
+     * that this JVM gave out the same ids as the run that recorded a class, so the ids in the
+     * class's recorded bytes are this run's too.
+     */
+    private static long registryHash;
+    /** Classes the instrumenter took from its cache, and instrumented and recorded there (paf.instr.ClassCache): for {@code -v}. */
+    private static long cacheHits, cacheMisses;
     /** Instance field declarations per class (binary name with dots): JSON fragments. */
     private static final HashMap<String, String[]> classFields = new HashMap<>();
     private static final HashMap<Class<?>, byte[]> allocFieldsCache = new HashMap<>();
@@ -355,6 +364,7 @@ public final class R {
                 int id = Integer.parseInt(digits);
                 String key = line.substring(k + 8, line.length() - 2);
                 stmtIds.put(key, id);
+                registryHash = mix(registryHash, 'L', key, id);
                 if (keysById != null) keysById.putIfAbsent(digits, key);
                 nextStmt = Math.max(nextStmt, id + 1);
             }
@@ -367,6 +377,7 @@ public final class R {
             Integer id = nameIds.get(s);
             if (id != null) return id;
             int n = names.size();
+            registryHash = mix(registryHash, 'N', s, n);
             byte[] lit = Out.literal(s);
             names.add(s);
             namesJson.add(lit);
@@ -385,6 +396,16 @@ public final class R {
      * object: class and method modifiers, superclass; null: none).
      */
     public static int stmt(String key, String cls, String method, String file, int line, int bci, String access) {
+        return stmt(key, cls, method, file, line, bci, access, null);
+    }
+
+    /**
+     * As {@link #stmt(String, String, String, String, int, int, String)}, and, when this call
+     * registers the statement and {@code record} is not null, its record (the line of the
+     * statement table) in {@code record[0]}: the class cache keeps it (paf.instr.Reg).
+     */
+    public static int stmt(String key, String cls, String method, String file, int line, int bci, String access,
+            byte[][] record) {
         synchronized (LOCK) {
             Integer id = stmtIds.get(key);
             if (id != null) return id;
@@ -397,19 +418,41 @@ public final class R {
             if (access != null) b.append(",\"access\":").append(access);
             b.append(",\"key\":").append(quote(key)).append('}');
             byte[] line0 = b.toString().getBytes(StandardCharsets.UTF_8);
-            if (stmts != null) {
-                long m = stmts.mark();
-                try {
-                    stmts.raw(line0).commit();
-                } catch (Throwable t) {
-                    stmts.rollback(m);
-                    throw t;
-                }
-            }
-            nextStmt = n + 1;
-            stmtIds.put(key, n);
+            addStmt(key, n, line0);
+            if (record != null) record[0] = line0;
             return n;
         }
+    }
+
+    /**
+     * A statement replayed from the class cache (paf.instr.ClassCache) with the record it got
+     * when it was registered: its id if the statement is known, else {@code id} if that is the
+     * next id (the record, which holds it, is then written), else -1 (nothing registered).
+     */
+    public static int stmtRecord(String key, int id, byte[] record) {
+        synchronized (LOCK) {
+            Integer known = stmtIds.get(key);
+            if (known != null) return known;
+            if (nextStmt != id || record == null) return -1;
+            addStmt(key, id, record);
+            return id;
+        }
+    }
+
+    /** Writes statement {@code n}'s record and registers it (caller holds LOCK). */
+    private static void addStmt(String key, int n, byte[] record) {
+        if (stmts != null) {
+            long m = stmts.mark();
+            try {
+                stmts.raw(record).commit();
+            } catch (Throwable t) {
+                stmts.rollback(m);
+                throw t;
+            }
+        }
+        nextStmt = n + 1;
+        stmtIds.put(key, n);
+        registryHash = mix(registryHash, 'S', key, n);
     }
 
     /** Registers an instrumented method; returns its id for {@link #enter}. */
@@ -426,6 +469,7 @@ public final class R {
             m.flags = flags;
             m.entryStmt = entryStmt;
             methods.add(m);
+            registryHash = mix(registryHash, 'M', qname + key, flags ^ (long) entryStmt << 32);
             return methods.size() - 1;
         }
     }
@@ -513,6 +557,33 @@ public final class R {
     public static void instrumentError(String msg) {
         synchronized (LOCK) {
             instrumentErrors.add(msg);
+        }
+    }
+
+    /**
+     * The ids given out so far: names, statements, methods, and the hash of their registrations
+     * in order ({@link #registryHash}). Two JVMs with the same registry give the same ids to the
+     * same registrations that follow.
+     */
+    public static long[] registry() {
+        synchronized (LOCK) {
+            return new long[] {names.size(), nextStmt, methods.size(), registryHash};
+        }
+    }
+
+    /** Folds one registration into the registry's hash (a 64-bit mix: no adversary here). */
+    private static long mix(long h, char kind, String text, long id) {
+        long x = h ^ kind;
+        for (int i = 0; i < text.length(); i++) x = (x ^ text.charAt(i)) * 0x100000001b3L;
+        x = (x ^ id) * 0x9E3779B97F4A7C15L;
+        return x ^ (x >>> 31);
+    }
+
+    /** A class taken from the class cache ({@code hit}) or instrumented and recorded in it. */
+    public static void cached(boolean hit) {
+        synchronized (LOCK) {
+            if (hit) cacheHits++;
+            else cacheMisses++;
         }
     }
 
@@ -2203,6 +2274,7 @@ public final class R {
             m.put("sites", siteHits + " " + siteWalks);
             m.put("split", splitMethods);
             m.put("frames", framesKept + " " + framesComputed);
+            m.put("cache", cacheHits + " " + cacheMisses);
             m.put("cut", tests != null ? tests.cuts() : 0L);
             m.put("fence_broken", tests != null ? tests.fenceBroken() : 0L);
             m.put("compactions", Compactor.compactions + " " + Compactor.recordsRead + " " + Compactor.recordsDescribed + " "

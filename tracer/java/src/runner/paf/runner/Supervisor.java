@@ -890,6 +890,7 @@ public final class Supervisor {
         int classes = 0;
         long siteHits = 0, siteWalks = 0, split = 0;
         long[] frames = new long[2]; // classes whose frames were kept, computed
+        long[] cached = new long[2]; // worker 0's classes from the class cache, instrumented and recorded
         long[] compactions = new long[4]; // compactions, records read, from the writer's fields, log mismatches
         List<String> errors = new ArrayList<>();
         for (int p = 0; p <= parts; p++) {
@@ -908,6 +909,15 @@ public final class Supervisor {
                     String[] f = l.substring(7).trim().split(" ");
                     try {
                         for (int i = 0; i < 2; i++) frames[i] = Math.max(frames[i], Long.parseLong(f[i]));
+                    } catch (RuntimeException e) {
+                        // a line cut short
+                    }
+                } else if (l.startsWith("cache ") && p == 0) { // for -v only; worker 0 alone has the cache
+                    String[] f = l.substring(6).trim().split(" ");
+                    try {
+                        long[] v = new long[2];
+                        for (int i = 0; i < 2; i++) v[i] = Long.parseLong(f[i]);
+                        cached = v;
                     } catch (RuntimeException e) {
                         // a line cut short
                     }
@@ -959,6 +969,9 @@ public final class Supervisor {
         if (verbose)
             System.err.println("paf trace: instrumented classes' stack map frames: " + frames[0] + " kept from the class file, "
                     + frames[1] + " computed");
+        if (verbose && cached[0] + cached[1] > 0)
+            System.err.println("paf trace: instrumented classes from the class cache: " + cached[0] + " replayed, "
+                    + cached[1] + " instrumented and recorded");
         if (verbose)
             System.err.println("paf trace: compactions at the event cap: " + compactions[0] + ", reading " + compactions[1]
                     + " records, " + compactions[2] + " of them from the writer's fields, " + compactions[3]

@@ -243,7 +243,8 @@ grep -q "^paf trace: tests.jsonl compressed after the tests" "$OUT/robustness-pa
   || { echo "FAIL: robustness through paf must compress its assembled tests file again:"; grep '^paf' "$OUT/robustness-paf.log"; exit 1; }
 echo "ok: robustness through paf (3 JVMs): the assembled tests file compressed again"
 # paf starts worker 0 itself (src/cli/cmd/trace/worker.rs) with the supervisor's command line for
-# it: the same arguments as the supervisor's worker 1, but for the part number and the java path
+# it: the same arguments as the supervisor's worker 1, but for the part number, the java path and
+# the class cache (worker 0's alone: src/cli/cmd/trace/classcache.rs)
 python3 - "$OUT/robustness-paf.log" <<'PY' || exit 1
 import re, shlex, sys
 lines = [l[len("paf trace: "):] for l in open(sys.argv[1], encoding="utf-8") if "paf.runner.TraceMain" in l]
@@ -251,7 +252,8 @@ paf = [shlex.split(l) for l in lines if l.startswith('"')]
 supervisor = [l.split() for l in lines if not l.startswith('"')]
 def norm(cmd):
     # a run that makes the class archive lists worker 0's classes alone (src/cli/cmd/trace/cds.rs)
-    return [re.sub(r";part=[0-9]+;", ";part=K;", a) for a in cmd[1:] if not a.startswith("-XX:DumpLoadedClassList=")]
+    return [re.sub(r";cache=[^;]*", "", re.sub(r";part=[0-9]+;", ";part=K;", a)) for a in cmd[1:]
+            if not a.startswith("-XX:DumpLoadedClassList=")]
 if len(paf) != 1 or not supervisor or norm(paf[0]) != norm(supervisor[0]):
     sys.exit("FAIL: paf's worker 0 command differs from the supervisor's worker 1:\n%s\n%s" % (lines[0], lines[-1]))
 print("ok: paf started worker 0 with the supervisor's command line")

@@ -44,12 +44,18 @@ final class ClassCache {
     private static final int MAGIC = 0x50414643, VERSION = 1;
 
     private final File file;
-    /** The recorded file, checked, past its version, short of its CRC; null: none. */
-    private final ByteBuffer old;
+    /** The recorded file, checked, past its version, short of its CRC; null: none, or no longer needed. */
+    private ByteBuffer old;
     /** No class is replayed any more: one differed from its record. */
     private boolean diverged;
-    /** This run's entries, in order: the old file's bytes for replayed classes, new bytes for the others. */
+    /**
+     * This run's entries, in order, once it records one: the old file's entries of the classes
+     * replayed before (copied then, so that a run that records nothing copies nothing), then the
+     * new ones.
+     */
     private final Buf now = new Buf(1 << 16);
+    /** Where the old file's entries of the classes replayed end (they are its first ones). */
+    private int keptEnd;
     private int entries, recorded;
     /** The classes replayed since the last miss: each (loader, bytes), for the instrumenter's {@link Hierarchy}. */
     private final List<Object[]> replayed = new ArrayList<>();
@@ -160,12 +166,12 @@ final class ClassCache {
             byte[] out = bytes(old);
             if (old.position() != end) throw new IllegalStateException("an entry of another length than it says");
             if (pass) {
-                keep(start, end);
+                keep(end);
                 return PASS;
             }
             for (Object[] op : journal)
                 if (!Reg.replay(op)) return diverge("an id differs from the record of " + name.replace('/', '.'));
-            keep(start, end);
+            keep(end);
             replayed.add(new Object[] {loader, bytes});
             R.cached(true);
             return new Hit(out);
@@ -180,9 +186,9 @@ final class ClassCache {
         return null;
     }
 
-    /** Keeps the old file's entry {@code [start, end)} in this run's. */
-    private void keep(int start, int end) {
-        now.put(old.array(), old.arrayOffset() + start, end - start);
+    /** Keeps the old file's entry that ends at {@code end} (the next after those kept) in this run's. */
+    private void keep(int end) {
+        keptEnd = end;
         entries++;
     }
 
@@ -196,6 +202,10 @@ final class ClassCache {
     /** Records a class the instrumenter made: {@code reg} the registry before it, {@code journal} its registrations. */
     synchronized void record(ClassLoader loader, String name, byte[] bytes, long[] reg, List<Object[]> journal, byte[] out) {
         diverged = true; // the classes after it are not the recorded ones' sequel
+        if (old != null) {
+            now.put(old.array(), old.arrayOffset(), keptEnd);
+            old = null;
+        }
         Map<String, Integer> numbers = new HashMap<>();
         List<String> strs = new ArrayList<>();
         Buf e = new Buf(out == null ? 1024 : out.length + 1024);

@@ -26,7 +26,6 @@
 //! changes is only where classes come from: the bundle is the same.
 
 use std::ffi::{OsStr, OsString};
-use std::fmt::Write as _;
 use std::fs::File;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -35,6 +34,7 @@ use std::time::{Duration, SystemTime};
 
 use super::super::super::output;
 use super::JavaArgs;
+use super::classcache::stamp;
 use super::project::Job;
 use super::tracer::{Deps, Tracer};
 use super::worker::{absolute, has_any};
@@ -379,15 +379,7 @@ fn key(java: &OsStr, tracer: &Tracer, deps: &Deps<'_>, junit: bool) -> Option<St
         .chain(entries(deps.asm).into_iter().map(PathBuf::from))
         .chain(entries(deps.junit).into_iter().map(PathBuf::from));
     for f in files {
-        let m = std::fs::metadata(&f).ok()?;
-        let _ = writeln!(
-            text,
-            "{} {} {}.{}",
-            f.display(),
-            m.len(),
-            m.mtime(),
-            m.mtime_nsec()
-        );
+        stamp(&mut text, &f, &std::fs::metadata(&f).ok()?);
     }
     // the agent's manifest appends paf-rt.jar beside its own jar: the archive's boot class path
     // is that path only if no link is in the way

@@ -30,6 +30,10 @@ const KEPT: usize = 8;
 /// would cost every run more than the cache saves.
 const MAX_FILES: usize = 200_000;
 
+/// Directories deeper than this under a class path or source path entry (a link to a directory
+/// above it) get no cache.
+const MAX_DEPTH: usize = 64;
+
 /// The class archive's flags (cds.rs), left out of the key.
 const CDS_FLAGS: [&str; 2] = ["-XX:SharedArchiveFile=", "-XX:DumpLoadedClassList="];
 
@@ -185,6 +189,10 @@ fn walk(
     by_content: bool,
     budget: &mut usize,
 ) -> Option<()> {
+    // a directory linked into itself would never end: deeper than any package, no cache
+    if dir.strip_prefix(root).ok()?.components().count() > MAX_DEPTH {
+        return None;
+    }
     let mut children: Vec<PathBuf> = std::fs::read_dir(dir)
         .ok()?
         .flatten()
@@ -214,7 +222,8 @@ fn walk(
     Some(())
 }
 
-fn stamp(text: &mut String, f: &Path, m: &std::fs::Metadata) {
+/// A file's line of a key: its path, length and modification time (cds.rs's key too).
+pub(super) fn stamp(text: &mut String, f: &Path, m: &std::fs::Metadata) {
     let _ = writeln!(
         text,
         "{} {} {}.{}",
@@ -257,6 +266,19 @@ mod tests {
             "p/A.class {:016x}",
             xxhash_rust::xxh3::xxh3_64(b"a")
         )));
+    }
+
+    #[test]
+    fn a_directory_linked_into_itself_gives_no_key() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("p")).unwrap();
+        std::fs::write(d.path().join("p/A.class"), "a").unwrap();
+        std::os::unix::fs::symlink(d.path(), d.path().join("p/loop")).unwrap();
+        let mut text = String::new();
+        assert_eq!(
+            walk_entries(&mut text, &d.path().display().to_string(), None),
+            None
+        );
     }
 
     #[test]

@@ -46,18 +46,9 @@ const DIAGNOSTICS: [&str; 4] = [
     "PAF_TEST_SITES",
 ];
 
-/// The cache file for worker 0's command line `args` (its work directory `work`), or `None`
-/// when a file cannot be read (then no cache is used). `fresh`: a directory whose files are
-/// new at every run (`--randoop`'s compiled tests), stamped by content.
-pub(super) fn path(
-    tracer: &Tracer,
-    java: &OsStr,
-    args: &[OsString],
-    work: &Path,
-    sourcepath: Option<&str>,
-    fresh: Option<&Path>,
-) -> Option<PathBuf> {
-    let key = key(tracer, java, args, work, sourcepath, fresh)?;
+/// The cache file of `key` ([`key`]), marked as used now; `None` if its directory cannot be
+/// made.
+pub(super) fn path(tracer: &Tracer, key: &str) -> Option<PathBuf> {
     let dir = tracer.jar("class-cache");
     std::fs::create_dir_all(&dir).ok()?;
     let file = dir.join(format!("{key}.classes"));
@@ -93,8 +84,11 @@ fn prune(dir: &Path, used: &Path) {
     }
 }
 
-/// The key (hex) of what the instrumentation reads besides the classes it checks itself.
-fn key(
+/// The key (hex) of what the instrumentation reads besides the classes it checks itself, for
+/// worker 0's command line `args` (its work directory `work`), or `None` when a file cannot be
+/// read (then no cache is used). `fresh`: a directory whose files are new at every run
+/// (`--randoop`'s compiled tests), stamped by content.
+pub(super) fn key(
     tracer: &Tracer,
     java: &OsStr,
     args: &[OsString],

@@ -52,7 +52,7 @@ impl Attached {
         let mut args = command(a, job, tracer, deps, cds, &work);
         let cache = (!a.no_class_cache)
             .then(|| {
-                classcache::path(
+                classcache::key(
                     tracer,
                     java,
                     &args,
@@ -61,7 +61,8 @@ impl Attached {
                     job.compiled(),
                 )
             })
-            .flatten();
+            .flatten()
+            .and_then(|key| classcache::path(tracer, &key));
         if let Some(file) = cache
             && let Some(agent) = args
                 .iter_mut()

@@ -22,7 +22,7 @@ CHECK="python3 $HERE/e2e_check.py"
 "$HERE/build.sh"
 JAVAC=(javac --release 11 -g -nowarn -encoding UTF-8)
 
-echo "== the tracer's own checks (tracer/java/test: the compactor's names, the writer's numbers and literals, the test classes' sites, the supervisor's statement table)"
+echo "== the tracer's own checks (tracer/java/test: the compactor's names, the writer's numbers and literals, the test classes' sites, the supervisor's statement table, the class archive's list)"
 rm -rf "$OUT/rt-checks"; mkdir -p "$OUT/rt-checks"
 CHECK_CP="$HERE/build/paf-rt.jar:$HERE/build/paf-instr.jar:$HERE/build/paf-runner.jar:$J/asm.jar:$J/asm-tree.jar:$J/asm-analysis.jar"
 "${JAVAC[@]}" -d "$OUT/rt-checks" -cp "$CHECK_CP" $(find "$HERE/test" -name '*.java')
@@ -236,12 +236,17 @@ same_counts "$OUT/robustness.log" "$OUT/robustness"
 $CHECK robustness "$OUT/robustness"
 # through paf: three JVMs' parts assembled into a new tests file, so what paf compressed as the
 # first worker wrote is dropped and the finished file compressed again, whatever the timing
-# (src/trace/tail.rs); the counts show nothing was lost
-"$PAF" trace java -v --timeout 3 --classpath "$OUT/classes/robustness" --include org.robust --tests RobustTest \
+# (src/trace/tail.rs); the counts show nothing was lost. The last worker, one the supervisor
+# started, runs ShutdownTest too, whose shutdown hook halts with code 7 after its done line
+# (docs/java.md, "The worker's end"): reported, and no fourth JVM
+"$PAF" trace java -v --timeout 3 --classpath "$OUT/classes/robustness" --include org.robust --tests RobustTest,ShutdownTest \
   -o "$OUT/robustness-paf" 2> "$OUT/robustness-paf.log" || { cat "$OUT/robustness-paf.log" >&2; exit 1; }
 grep -q "^paf trace: tests.jsonl compressed after the tests" "$OUT/robustness-paf.log" \
   || { echo "FAIL: robustness through paf must compress its assembled tests file again:"; grep '^paf' "$OUT/robustness-paf.log"; exit 1; }
-echo "ok: robustness through paf (3 JVMs): the assembled tests file compressed again"
+grep -q "^paf trace: the JVM exited with code 7 after its last test" "$OUT/robustness-paf.log" \
+  && grep -q "^paf trace: 7 tests (.*, 3 JVMs, " "$OUT/robustness-paf.log" \
+  || { echo "FAIL: robustness through paf: 7 tests in 3 JVMs, the last one's exit with code 7 reported:"; grep '^paf' "$OUT/robustness-paf.log"; exit 1; }
+echo "ok: robustness through paf (3 JVMs): the assembled tests file compressed again, the last JVM's exit code 7 reported"
 # paf starts worker 0 itself (src/cli/cmd/trace/worker.rs) with the supervisor's command line for
 # it: the same arguments as the supervisor's worker 1, but for the part number, the java path and
 # the class cache (worker 0's alone: src/cli/cmd/trace/classcache.rs)
@@ -259,6 +264,27 @@ if len(paf) != 1 or not supervisor or norm(paf[0]) != norm(supervisor[0]):
 print("ok: paf started worker 0 with the supervisor's command line")
 PY
 same_counts "$OUT/robustness-paf.log" "$OUT/robustness-paf"
+# the worker's end (docs/java.md): the supervisor writes the bundle at worker 0's done line, while
+# the JVM exits. Here a shutdown hook of the test loads a class of the traced package and ends
+# the JVM with code 7 after every test is recorded: one JVM, the exit reported, the bundle whole,
+# and the late class not in the statement table (nothing is written after the done line)
+"$PAF" trace java -v --plain --classpath "$OUT/classes/robustness" --include org.robust --tests ShutdownTest \
+  -o "$OUT/shutdown" 2> "$OUT/shutdown.log" || { cat "$OUT/shutdown.log" >&2; exit 1; }
+grep -q "^paf trace: the JVM exited with code 7 after its last test" "$OUT/shutdown.log" \
+  && grep -q "^paf trace: 1 test (1 pass, 0 fail, 0 truncated), .* 1 JVM, " "$OUT/shutdown.log" \
+  || { echo "FAIL: a JVM that exits with code 7 after its last test: one JVM, the exit reported"; grep '^paf' "$OUT/shutdown.log"; exit 1; }
+! grep -q 'org\.robust\.Late' "$OUT/shutdown/statements.jsonl" \
+  || { echo "FAIL: a class loaded after the done line is in the statement table"; exit 1; }
+same_counts "$OUT/shutdown.log" "$OUT/shutdown"
+echo "ok: a JVM exiting with code 7 after its last test: one JVM, reported, nothing written after its done line"
+# and one whose shutdown hook never ends is killed once the time-out has passed, the bundle whole
+PAF_E2E_HANG=1 "$PAF" trace java --plain --timeout 2 --classpath "$OUT/classes/robustness" --include org.robust \
+  --tests ShutdownTest -o "$OUT/shutdown-hang" 2> "$OUT/shutdown-hang.log" || { cat "$OUT/shutdown-hang.log" >&2; exit 1; }
+grep -q "^paf trace: the JVM did not exit within 2 s after its last test (a shutdown hook?); killed" "$OUT/shutdown-hang.log" \
+  && grep -q "^paf trace: 1 test (1 pass, 0 fail, 0 truncated), .* 1 JVM, " "$OUT/shutdown-hang.log" \
+  || { echo "FAIL: a JVM whose shutdown hook never ends: killed after the time-out, one JVM"; cat "$OUT/shutdown-hang.log"; exit 1; }
+same_counts "$OUT/shutdown-hang.log" "$OUT/shutdown-hang"
+echo "ok: a JVM whose shutdown hook never ends: killed 2 s after its last test, the bundle whole"
 # paf killed (a CI job's time-out) while the supervisor's own worker runs the test that never ends:
 # the supervisor gets SIGTERM when paf exits and kills its worker; nothing writes the bundle
 # (docs/robustness.md, "Signals"). The JVMs are found by the staging directory in their command

@@ -53,8 +53,9 @@ public final class Agent {
         ClassFileTransformer t = (ClassFileTransformer) l.loadClass("paf.instr.Instrumenter").getConstructor(Map.class)
                 .newInstance(opts);
         inst.addTransformer(t);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            R.flush();
+        // The counts and the marks, written once the tests are over: before the runner's "@@PAF
+        // done" (R.finish), or at exit if the JVM ends otherwise.
+        R.onFinish(() -> {
             try (Writer w = new OutputStreamWriter(new FileOutputStream(new File(work, "agent." + part + ".txt")),
                     StandardCharsets.UTF_8)) {
                 Map<String, Object> s = R.stats();
@@ -77,7 +78,8 @@ public final class Agent {
             } catch (Exception e) {
                 // without them paf searches the file
             }
-        }));
+        });
+        Runtime.getRuntime().addShutdownHook(new Thread(R::finish));
     }
 
     static Map<String, String> parse(String args) {

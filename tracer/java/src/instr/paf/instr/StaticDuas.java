@@ -124,7 +124,7 @@ public final class StaticDuas {
     /** By hand: {@code --queries -} reads the crash uses on stdin. */
     public static void main(String[] args) throws Exception {
         try {
-            serve(args, () -> new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
+            serve(args, () -> {}, () -> new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
         } catch (IllegalArgumentException e) {
             System.err.println("StaticDuas: " + e.getMessage());
             System.exit(2);
@@ -136,10 +136,11 @@ public final class StaticDuas {
      * asked for only once the index is made), the files, and the line {@code static-duas N
      * queries M} on stdout. The supervisor runs this on a thread of its own JVM
      * ({@code --static-duas}), which is one JVM fewer on the run's two cores
-     * (docs/performance.md, "Fifth round"); {@code stdin.get()} then blocks until the bundle
-     * is written, and the reader's lines until paf sends the queries.
+     * (docs/performance.md, "Fifth round"); {@code tableDone.run()} then blocks until the last
+     * worker is done (the statement table is whole), {@code stdin.get()} until the bundle is
+     * written, and the reader's lines until paf sends the queries.
      */
-    public static void serve(String[] args, Supplier<BufferedReader> stdin) throws Exception {
+    public static void serve(String[] args, Runnable tableDone, Supplier<BufferedReader> stdin) throws Exception {
         Map<String, String> o = new HashMap<>();
         for (int i = 0; i + 1 < args.length; i += 2) o.put(args[i].replaceFirst("^--", ""), args[i + 1]);
         for (String k : new String[] {"work", "bundle", "queries", "classpath", "include"})
@@ -170,13 +171,15 @@ public final class StaticDuas {
         List<String> lines = new ArrayList<>();
         long before;
         Map<String, String> keys = new HashMap<>(); // statement ids to keys
+        // The last worker is done, so the statement table is whole: it is read now, while the
+        // supervisor writes the bundle and the worker exits, and paf then reads the failing
+        // tests, not after them (joda-time's 10 MB table took 50 ms of the wait:
+        // docs/performance.md, "Twenty-second round"; "Thirty-fifth round").
+        tableDone.run();
+        before = table.length();
+        R.initStatements(table, keys);
         try (BufferedReader r = "-".equals(o.get("queries")) ? stdin.get()
                 : new BufferedReader(new InputStreamReader(new FileInputStream(o.get("queries")), StandardCharsets.UTF_8))) {
-            // The bundle is written, so the statement table is whole: it is read now, while paf
-            // reads the failing tests for the queries, not after them (joda-time's 10 MB table
-            // took 50 ms of the wait: docs/performance.md, "Twenty-second round").
-            before = table.length();
-            R.initStatements(table, keys);
             String line;
             while ((line = r.readLine()) != null) if (!line.trim().isEmpty()) lines.add(line);
         }

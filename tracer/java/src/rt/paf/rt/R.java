@@ -777,6 +777,48 @@ public final class R {
         o.b('}');
     }
 
+    /**
+     * What the agent writes once the tests are over (its counts and the marks: paf.agent.Agent);
+     * run once, by {@link #finish}.
+     */
+    private static Runnable finisher;
+    private static boolean finished;
+
+    /** Sets what {@link #finish} runs after the last flush (the agent, at its start). */
+    public static void onFinish(Runnable r) {
+        synchronized (LOCK) {
+            finisher = r;
+        }
+    }
+
+    /**
+     * The tests are over: flushes, closes the statement table and runs the agent's finisher, once
+     * (the runner calls it before it prints {@code @@PAF done}, the agent's shutdown hook after).
+     * From then on this JVM writes nothing into the work directory: a class loaded later (by a
+     * shutdown hook of the code under test) is registered but not written to the table, and runs
+     * unrecorded, since no test is running. So the supervisor takes the files as complete at
+     * {@code @@PAF done} and writes the bundle while this JVM exits (docs/java.md, "The worker's
+     * end").
+     */
+    public static void finish() {
+        Runnable f;
+        synchronized (LOCK) {
+            if (finished) return;
+            finished = true;
+            flush();
+            if (stmts != null) {
+                try {
+                    stmts.close();
+                } catch (IOException e) {
+                    ioError(e);
+                }
+                stmts = null;
+            }
+            f = finisher;
+        }
+        if (f != null) f.run();
+    }
+
     public static void flush() {
         synchronized (LOCK) {
             if (pending != null) settle(); // the JVM exits in a test

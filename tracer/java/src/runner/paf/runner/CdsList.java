@@ -40,7 +40,16 @@ import java.util.jar.JarOutputStream;
  * run had no failing test) is in the archive too.
  */
 public final class CdsList {
+    /** The ids of the built-in loaders' classes, by name. */
     private final Map<String, Integer> ids = new HashMap<>();
+    /**
+     * The ids of the JARs' classes: apart from {@link #ids}, since the project's class path may
+     * hold a class of the same name (ASM itself, for cglib), which the app loader loaded in the
+     * run and which the JARs' classes must not take for their supertype (the dump stopped at
+     * "Super class id N is not yet loaded", and no archive was made).
+     */
+    private final Map<Class<?>, Integer> joinedIds = new HashMap<>();
+    private int nextId;
     private final List<String> out = new ArrayList<>();
     private final Map<Class<?>, String> joined = new LinkedHashMap<>();
     private final String source;
@@ -95,7 +104,7 @@ public final class CdsList {
     }
 
     private int named(String name) {
-        int id = ids.size();
+        int id = nextId++;
         ids.put(name, id);
         out.add(name + " id: " + id);
         return id;
@@ -104,16 +113,20 @@ public final class CdsList {
     /** The id of {@code c}, listing it (after its supertypes) if it is not yet. */
     private int add(Class<?> c) {
         String name = c.getName().replace('.', '/');
-        Integer known = ids.get(name);
+        if (!joined.containsKey(c)) {
+            // the JDK's: a built-in loader finds it
+            Integer known = ids.get(name);
+            return known != null ? known : named(name);
+        }
+        Integer known = joinedIds.get(c);
         if (known != null) return known;
-        if (!joined.containsKey(c)) return named(name); // the JDK's: a built-in loader finds it
         // an interface's superclass is Object, for the dump as for the class file
         int sup = add(c.getSuperclass() == null ? Object.class : c.getSuperclass());
         StringBuilder line = new StringBuilder();
         List<Integer> interfaces = new ArrayList<>();
         for (Class<?> i : c.getInterfaces()) interfaces.add(add(i));
-        int id = ids.size();
-        ids.put(name, id);
+        int id = nextId++;
+        joinedIds.put(c, id);
         line.append(name).append(" id: ").append(id).append(" super: ").append(sup);
         if (!interfaces.isEmpty()) {
             line.append(" interfaces:");

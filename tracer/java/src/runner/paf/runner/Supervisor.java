@@ -22,6 +22,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.jar.JarFile;
@@ -84,6 +85,8 @@ public final class Supervisor {
     static boolean staticDuas;
     /** Whether the static analysis failed (its error is on stderr). */
     static volatile boolean staticFailed;
+    /** Completed once the last worker is done: the statement table is whole from then on. */
+    static final CompletableFuture<Void> TABLE = new CompletableFuture<>();
     /** This JVM's stdin, once the bundle is written: the static analysis reads its queries there. */
     static final CompletableFuture<BufferedReader> QUERIES = new CompletableFuture<>();
     /** Stdin as the attached worker's relay read it (the queries follow on it). */
@@ -214,8 +217,10 @@ public final class Supervisor {
         boolean lastClean = false;
         long t0 = System.nanoTime();
         if (!quiet) System.err.println("paf trace: tracing " + count(tests.split(",").length, "test class", "test classes") + " -> " + shown(bundle));
+        Worker last = null;
         while (true) {
             Worker w = new Worker(part == 0 && attached > 0 ? null : workerCommand(part, work, skip, jarDir, junitCp));
+            last = w;
             w.run(timeout);
             if (pafGone()) {
                 // worker 0 ended because paf did (its relay closed): nothing is traced further and
@@ -262,7 +267,13 @@ public final class Supervisor {
             part++;
         }
         long wallMs = (System.nanoTime() - t0) / 1_000_000;
+        // the work directory's files are complete: the static analysis reads the statement table
+        // while the bundle is written
+        TABLE.complete(null);
         Summary s = assemble(bundle, work, part, lastClean, wallMs, lost);
+        // the last worker exited meanwhile, as a rule; its exit ends its output and its relay,
+        // and paf, once it reads the done line below, kills a worker 0 that still runs
+        last.awaitExit();
         if (!keepWork) deleteTree(work);
         if (s.tests == 0) {
             System.err.println("paf trace: no test was recorded; the bundle " + shown(bundle) + " is empty");
@@ -298,8 +309,10 @@ public final class Supervisor {
                 urls.add(new File(jarDir, "paf-rt.jar").toURI().toURL());
                 for (String a : asmClasspath().split(File.pathSeparator)) if (!a.isEmpty()) urls.add(new File(a).toURI().toURL());
                 ClassLoader l = new URLClassLoader(urls.toArray(new URL[0]), ClassLoader.getPlatformClassLoader());
+                Runnable table = TABLE::join;
                 Supplier<BufferedReader> queries = QUERIES::join;
-                l.loadClass("paf.instr.StaticDuas").getMethod("serve", String[].class, Supplier.class).invoke(null, args, queries);
+                l.loadClass("paf.instr.StaticDuas").getMethod("serve", String[].class, Runnable.class, Supplier.class)
+                        .invoke(null, args, table, queries);
             } catch (Throwable e) {
                 staticFailed = true;
                 Throwable cause = e instanceof InvocationTargetException ? e.getCause() : e;
@@ -492,7 +505,11 @@ public final class Supervisor {
             this.cmd = cmd;
         }
 
-        /** Runs the worker (or watches the attached one: no command) until it exits. */
+        /**
+         * Runs the worker (or watches the attached one: no command) until it says {@code @@PAF
+         * done} or exits. After its done line every file of the worker's is complete (R.finish),
+         * so the bundle is written while it exits; {@link #awaitExit} waits for that.
+         */
         void run(int timeoutSecs) throws IOException, InterruptedException {
             if (cmd == null) {
                 runAttached(timeoutSecs);
@@ -527,8 +544,12 @@ public final class Supervisor {
             errors.setDaemon(true);
             reader.start();
             errors.start();
-            while (p.isAlive()) {
-                p.waitFor(50, TimeUnit.MILLISECONDS);
+            process = p;
+            readers = new Thread[] {reader, errors};
+            while (p.isAlive() && !finished) {
+                // wakes at the done line, not only at the exit, 14 ms later on mockachino
+                if (said.getCount() > 0) said.await(50, TimeUnit.MILLISECONDS);
+                else p.waitFor(50, TimeUnit.MILLISECONDS);
                 synchronized (this) {
                     if (current != null && timeoutSecs > 0 && System.nanoTime() - started > timeoutSecs * 1_000_000_000L) {
                         timedOut = true;
@@ -538,13 +559,52 @@ public final class Supervisor {
                     }
                 }
             }
-            exitCode = p.waitFor();
+            if (!finished) awaitExit();
+        }
+
+        /** Counted down at the done line, or when the worker's output ends. */
+        private final CountDownLatch said = new CountDownLatch(1);
+        private Process process;
+        private Thread[] readers;
+        private Thread attachedReader;
+        private boolean exited;
+
+        /**
+         * Waits for the worker's exit once it is done (or dead), and relays the rest of its output;
+         * the exit code of a worker that said done is only reported, since its tests are all
+         * recorded.
+         */
+        void awaitExit() throws InterruptedException {
+            if (exited) return;
+            exited = true;
+            if (process == null) {
+                awaitAttachedExit();
+                return;
+            }
+            // a shutdown hook of the code under test may hang: the time-out bounds the exit too
+            if (finished && timeout > 0 && !process.waitFor(timeout, TimeUnit.SECONDS)) {
+                hung = true;
+                process.destroyForcibly();
+            }
+            exitCode = process.waitFor();
             synchronized (WORKERS) {
                 running = null;
             }
-            reader.join(5000);
-            errors.join(5000);
-            if (exitCode != 0) finished = false;
+            for (Thread t : readers) t.join(5000);
+            if (finished) afterDone();
+        }
+
+        /** Set when a worker that said done did not exit within the time-out and was killed. */
+        private boolean hung;
+
+        /** Reports how a worker that said done ended, if not with code 0. */
+        private void afterDone() {
+            if (hung)
+                System.err.println("paf trace: the JVM did not exit within " + timeout + " s after its last test "
+                        + "(a shutdown hook?); killed; every test is recorded");
+            else if (exitCode != 0)
+                System.err.println("paf trace: the JVM exited with code " + exitCode + " after its last test "
+                        + "(in a shutdown hook?); every test is recorded");
         }
 
         /** Exit code of an attached worker, from paf's {@code @@PAF exit} line; null until then. */
@@ -558,9 +618,11 @@ public final class Supervisor {
             Thread reader = new Thread(() -> read(null));
             reader.setDaemon(true);
             reader.start();
+            attachedReader = reader;
             boolean killed = false;
-            while (reader.isAlive() && attachedExit == null) {
-                reader.join(50);
+            while (reader.isAlive() && attachedExit == null && !finished) {
+                if (said.getCount() > 0) said.await(50, TimeUnit.MILLISECONDS);
+                else reader.join(50);
                 synchronized (this) {
                     if (!killed && current != null && timeoutSecs > 0 && System.nanoTime() - started > timeoutSecs * 1_000_000_000L) {
                         timedOut = true;
@@ -570,7 +632,22 @@ public final class Supervisor {
                     }
                 }
             }
-            reader.join(5000);
+            if (!finished) awaitExit();
+        }
+
+        /** The rest of {@link #runAttached}: up to paf's exit line for worker 0. */
+        private void awaitAttachedExit() throws InterruptedException {
+            // after its done line, worker 0 only exits: its relay ends at paf's exit line, which
+            // must be read before the static analysis reads its queries from the same stdin
+            if (finished) {
+                attachedReader.join(timeout > 0 ? timeout * 1000L : 0);
+                if (attachedReader.isAlive()) {
+                    // paf sees the pipes close, reaps it and sends its exit line
+                    hung = true;
+                    ProcessHandle.of(attached).ifPresent(ProcessHandle::destroyForcibly);
+                    attachedReader.join();
+                }
+            } else attachedReader.join(5000);
             // No exit line: paf's relay ended. A dying paf closes its pipes a moment before it is
             // gone (and this JVM gets another parent), so wait that moment out before taking the
             // worker for dead and starting the next.
@@ -578,7 +655,7 @@ public final class Supervisor {
             attachedRunning = false;
             // no exit line: paf is gone or its relay broke; the worker is treated as dead
             exitCode = attachedExit != null ? attachedExit : 1;
-            if (exitCode != 0) finished = false;
+            if (finished) afterDone();
         }
 
         /**
@@ -605,6 +682,7 @@ public final class Supervisor {
                         }
                     } else if (line.equals("@@PAF done")) {
                         finished = true;
+                        said.countDown();
                     } else if (line.startsWith("@@PAF usage ")) {
                         usage = line.substring(12);
                     } else if (cmd == null && line.startsWith("@@PAF err ")) {
@@ -627,6 +705,7 @@ public final class Supervisor {
                 // the worker is gone
             } finally {
                 relayed.flush();
+                said.countDown();
             }
             if (in != null) {
                 try {

@@ -178,7 +178,9 @@ public final class TraceMain {
             core.run(r);
             l.classFailures();
         }
-        R.flush();
+        // every file of this JVM's is complete before "done": the supervisor writes the bundle
+        // while this JVM exits (R.finish)
+        R.finish();
         protocol("done");
         System.exit(0);
     }

@@ -6,9 +6,12 @@ docs/java.md reports: tests, events, bundle size, trace time against a plain JUn
 same classes, and how many failing tests end in a flow-set with a traced origin.
 
 usage: suite.py SUITE_DIR OUTDIR [--paf PAF] [--runs N] [--include PKG] [--sourcepath DIRS]
-                [--json FILE] [--fixed FILE] [--class-cache off|warm]
+                [--json FILE] [--fixed FILE] [--class-cache off|warm] [--floor]
 --fixed FILE lists the failing tests the library's developers fixed (one per line, `Class.method`
 or JUnit's `method(Class)`): where they rank is printed too (flow-set rank, test rank, locality)
+--floor times a third run in each round, the traced one with `--max-events 1`: every test stops
+being recorded at its first event, so what is left is the tracer's fixed costs and the
+instrumented code (docs/performance.md, "Fourteenth round")
 No third-party code is copied anywhere: the suite is read where it is, the bundle goes to OUTDIR.
 """
 import argparse
@@ -106,6 +109,8 @@ def main():
     ap.add_argument("--class-cache", choices=["off", "warm"], default="off",
                     help="off: every traced run instruments every class (--no-class-cache); warm: one "
                          "untimed traced run records the class cache first, and the timed runs replay it")
+    ap.add_argument("--floor", action="store_true",
+                    help="also time the traced run with --max-events 1 (the tracer's floor), in turn with the others")
     a = ap.parse_args()
     suite = os.path.abspath(a.suite)
     name = os.path.basename(suite.rstrip("/"))
@@ -129,17 +134,22 @@ def main():
         trace_cmd += ["--jvm-arg", j]
     if a.class_cache == "off":
         trace_cmd += ["--no-class-cache"]
-    else:
-        p = subprocess.run(trace_cmd, stderr=subprocess.PIPE, text=True)
-        if p.returncode != 0:
-            sys.exit("suite.py: paf trace java failed (%d):\n%s" % (p.returncode, p.stderr))
-    # plain and traced runs take turns, the first of each round alternating, so that both see the
-    # machine's same minutes; the bundle of the last run is removed (and the kernel's writing of
-    # it waited for) before the next, so that no run pays for another's files
+    floor_bundle = bundle + ".floor"
+    floor_cmd = [x if x != bundle else floor_bundle for x in trace_cmd] + ["--max-events", "1"]
+    if a.class_cache == "warm":
+        # the cap is one of the agent's options, so the floor's runs have a cache of their own
+        for cmd in [trace_cmd] + ([floor_cmd] if a.floor else []):
+            p = subprocess.run(cmd, stderr=subprocess.PIPE, text=True)
+            if p.returncode != 0:
+                sys.exit("suite.py: paf trace java failed (%d):\n%s" % (p.returncode, p.stderr))
+    # plain and traced runs (and the floor's) take turns, the first of each round rotating, so that
+    # all see the machine's same minutes; the bundle of the last run is removed (and the kernel's
+    # writing of it waited for) before the next, so that no run pays for another's files
     # (docs/performance.md, "Twenty-second round")
-    plain, plain_out, traced = [], None, []
+    kinds = ["plain", "traced"] + (["floor"] if a.floor else [])
+    plain, plain_out, traced, floor = [], None, [], []
     for r in range(a.runs):
-        for kind in (("plain", "traced") if r % 2 == 0 else ("traced", "plain")):
+        for kind in kinds[r % len(kinds):] + kinds[:r % len(kinds)]:
             if kind == "plain":
                 # into a file, as a user's run would log it: a pipe read by this script slowed
                 # the suites that print thousands of failures (hashmap's plain run 1.63 against
@@ -151,13 +161,19 @@ def main():
                 with open(log, encoding="utf-8", errors="replace") as f:
                     plain_out = f.read()
                 continue
-            shutil.rmtree(bundle, ignore_errors=True)
+            cmd, dest = (trace_cmd, bundle) if kind == "traced" else (floor_cmd, floor_bundle)
+            shutil.rmtree(dest, ignore_errors=True)
             os.sync()
-            t, p = timed(trace_cmd, stderr=subprocess.PIPE, text=True)
+            t, p = timed(cmd, stderr=subprocess.PIPE, text=True)
             if p.returncode != 0:
-                sys.exit("suite.py: paf trace java failed (%d):\n%s" % (p.returncode, p.stderr))
-            traced.append(t)
-            trace_err = p.stderr
+                sys.exit("suite.py: paf trace java%s failed (%d):\n%s"
+                         % (" --max-events 1" if kind == "floor" else "", p.returncode, p.stderr))
+            if kind == "traced":
+                traced.append(t)
+                trace_err = p.stderr
+            else:
+                floor.append(t)
+    shutil.rmtree(floor_bundle, ignore_errors=True)
     plain_summary = [l for l in plain_out.splitlines() if l.startswith("Tests run") or l.startswith("OK (")]
     manifest = json.load(open(os.path.join(bundle, "manifest.json")))
     v = subprocess.run([a.paf, "validate", bundle], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -193,6 +209,8 @@ def main():
         "plain_s": round(statistics.median(plain), 3),
         "trace_s": round(statistics.median(traced), 3),
         "overhead": round(statistics.median(traced) / statistics.median(plain), 2),
+        "floor_s": round(statistics.median(floor), 3) if floor else None,
+        "floor_overhead": round(statistics.median(floor) / statistics.median(plain), 2) if floor else None,
         "class_cache": a.class_cache,
         "supervisor_s": round(manifest["java"]["wall_ms"] / 1000, 2),
         "jvms": manifest["java"]["jvms"],
